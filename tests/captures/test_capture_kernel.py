@@ -55,7 +55,7 @@ def test_an_amdgpu_log_lists_each_card_its_lines_name_by_bus_id(capsys, tmp_path
     assert [m["bus_id"] for m in modules] == ["0000:83:00.0", "0001:C3:00.0"]  # the PCI domain kept
     assert all(m["model"] == "unknown AMD module" for m in modules)  # the vendor said, no model invented
     code, found = _findings(capsys, path)
-    assert code == 1 and found.get(("module_hung_reset", "0001:C3:00.0")) == "critical"
+    assert code == 1 and found.get(("module_hang_recovered", "0001:C3:00.0")) == "warn"  # its reset succeeded
     assert not any(module == "0000:83:00.0" for _, module in found)  # the card that only resumed is named, not judged
 
 

@@ -68,7 +68,7 @@ def _rccl30(fc: FileCapture, data: dict[str, Any]) -> None:
 AMD_EXPECT: dict[str, Callable[[FileCapture, dict[str, Any]], None]] = {
     "amd_kern_bazzite4464_rx6800_ring.txt": _kernel("module_hung_reset", "0000:08:00.0", "amd_ring_timeout"),
     "amd_kern_cosmic3764_ring_gfx_reset.txt": _kernel("module_hung_reset", "0000:28:00.0", "amd_ring_timeout"),
-    "amd_kern_picom1390_ring_mode2.txt": _kernel("module_hung_reset", "0000:0C:00.0", "amd_ring_timeout"),
+    "amd_kern_picom1390_ring_mode2.txt": _kernel("module_hang_recovered", "0000:0C:00.0", "amd_hang_recovered"),
     "amd_kern_rocm2533_rdna3_sdma.txt": _kernel("module_hung_reset", "0000:0A:00.0", "amd_ring_timeout"),
     "amd_kern_rocm6273_mes_mode2.txt": _kernel("module_hung_reset", "0000:C5:00.0", "amd_gpu_reset"),
     "amd_kern_rocm1386_mi50_athub.txt": _kernel("module_hardware_error", "0000:83:00.0", "amd_ras_uncorrectable"),

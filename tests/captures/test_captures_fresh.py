@@ -18,11 +18,11 @@ AMD_NO_BUS = "an AMD module, bus id not in the log"
 
 # file -> the (cause, module) doctor must name; an empty set: it must name nothing
 CAUSES: dict[str, set[tuple[str, str | None]]] = {
-    "amd_kern_cosmiccomp2626_rx_baco.txt": {("module_hung_reset", "0000:08:00.0")},
+    "amd_kern_cosmiccomp2626_rx_baco.txt": {("module_hang_recovered", "0000:08:00.0")},
     "amd_kern_freebsd387_780m_no_bus_id.txt": {("module_hung_reset", AMD_NO_BUS)},
     "amd_kern_pop2132_navi_mode1_kiq.txt": {("module_hung_reset", "0000:03:00.0")},
     "amd_kern_steamos2802_navi33_mes_reset.txt": {("module_hung_reset", "0000:03:00.0")},
-    "amd_kern_yoga38_sdma_mode2.txt": {("module_hung_reset", "0000:33:00.0")},
+    "amd_kern_yoga38_sdma_mode2.txt": {("module_hang_recovered", "0000:33:00.0")},
     "kern_bumblebee554_old_fallen_off_bus.txt": {("module_fell_off_bus", "0000:01:00.0")},
     "kern_ogkm322_v100_open_no_gsp.txt": {("module_init_failed", "0000:AF:00.0")},
     # issue 46 (batch K): the GSP that did not start is RmInitAdapter's reason on the module: one cause, not two

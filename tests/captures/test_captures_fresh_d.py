@@ -43,7 +43,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "dmesg_ogkm1030_xid31_unreal_open_driver.txt": {("xid", "0000:01:00.0")},
     "dmesg_rocmarch829_rx6800_gfx_timeout_kiq.txt": {("module_hung_reset", "0000:0C:00.0"),
                                                      ("module_needs_reset", "0000:0C:00.0")},
-    "dmesg_rocr180_apu_sdma0_timeout_mode2.txt": {("module_hung_reset", "0000:30:00.0")},
+    "dmesg_rocr180_apu_sdma0_timeout_mode2.txt": {("module_hang_recovered", "0000:30:00.0")},
     "ibstat_gpud752_partial_ibpanic.txt": set(),
     "ibstat_rdmacore847_mlx4_port1_disabled.txt": {("nic_port_down_undeclared", "mlx4_0 port 1")},  # no design: warn
     "journal_rocm6313_bc250_sdma0_ring_reset_czech.txt": {("module_hung_reset", "0000:01:00.0")},

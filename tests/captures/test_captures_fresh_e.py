@@ -34,7 +34,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "hccl_llamafactory5347_fftsplus_task_timeout.txt": {("collective_stalled", "GPU 5 (host not in the log)")},
     "hccl_vllmascend486_ei0006_socket_timeout.txt": {("collective_runtime_error", "GPU 1 (host not in the log)")},
     # amdgpu ring timeouts and GPU resets, each on the bus id its lines print (the PCI domain 000d kept)
-    "kernel_appstream97_amdgpu_vce_ring_reset_domain000d.txt": {("module_hung_reset", "000D:31:00.0")},
+    "kernel_appstream97_amdgpu_vce_ring_reset_domain000d.txt": {("module_hang_recovered", "000D:31:00.0")},
     "kernel_csgo4584_amdgpu_ring_reset_oneline.txt": {("module_hung_reset", "0000:29:00.0")},
     "kernel_vkd3d3073_amdgpu_ring_reset_dmesg_H.txt": {("module_hung_reset", "0000:03:00.0")},
     "kernel_yuzu2559_amdgpu_ring_gfx_reset.txt": {("module_hung_reset", "0000:0C:00.0")},

@@ -27,7 +27,7 @@ CAUSES: dict[str, set[Finding]] = {
     "amd_kern_rocm6127_gfx1201_comp_ring_pagefault.txt": {("module_ring_reset_recovered", "0000:03:00.0"),
                                                           ("module_page_fault", "0000:03:00.0")},
     "amd_kern_amdgpu202_rx9060xt_mes_mode1.txt": {("module_hung_reset", "0000:45:00.0")},  # ring reset failed, MODE1
-    "amd_kern_loongson89_rx550_baco_journal.txt": {("module_hung_reset", "0000:07:00.0")},  # BACO reset, VRAM lost
+    "amd_kern_loongson89_rx550_baco_journal.txt": {("module_hang_recovered", "0000:07:00.0")},  # BACO reset, VRAM lost
     "amd_kern_rocm5999_comp_ring_reset_recovered.txt": {("module_ring_reset_recovered", "0000:04:00.0"),
                                                         ("module_page_fault", "0000:04:00.0")},
     "amd_kern_llamacpp21724_polish_journal_gfx_ring.txt": {("module_ring_reset_recovered", "0000:C2:00.0")},

@@ -36,7 +36,7 @@ CAUSES: dict[str, set[Finding]] = {
     "amd_kern_rocminstall615_mi210_probe_failed_12_inline_fence.txt": {("module_init_failed", "0000:83:00.0")},
     # a gfx ring timeout and a MODE2 reset that succeeded: the row asks warn; its scorer took gpuvet's critical
     # 'module hung reset' as a sensible severity for a full reset, so the severity is not pinned
-    "amd_kern_steamos1312_deck_gfx_timeout_mode2_backtick.txt": {("module_hung_reset", "0000:04:00.0")},
+    "amd_kern_steamos1312_deck_gfx_timeout_mode2_backtick.txt": {("module_hang_recovered", "0000:04:00.0")},
     "amd_kern_wayvr650_gfx_illegal_opcode_mode1_vram_lost.txt": {("module_hung_reset", "0000:2D:00.0")},  # MODE1
     # busGrind: bidirectional host copies far below their peers on devices 5, 6, 7 (busGrind prints no bus ids)
     "busgrind_cudasamples357_8gpu_bidir_low_4to7.txt": {("host_copy_slow", "GPU 5"), ("host_copy_slow", "GPU 6"),

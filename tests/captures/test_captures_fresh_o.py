@@ -201,6 +201,11 @@ KNOWN_MISSES: dict[str, str] = {
     "amdexporter_dme202_mi325x_pcie_bidir_metric_cut.txt": "inventory: gpu_id 2 and 3 listed (by UUID), but the "
                                                            "labels' vbios_version and driver_version 6.12.12 are "
                                                            "not read",
+    "dmesg_therock1271_gfx1150_userpages_ring_gfx_timeout_cut.txt": "severity: the row asks critical; gpuvet says "
+                                                                    "warn module_hang_outcome_unknown (one ring "
+                                                                    "timeout, the ring reset's outcome cut from the "
+                                                                    "paste: AGX1b, one verdict with fresh_ag's "
+                                                                    "bazzite3904)",
     "journal_qaidvoid25_rx6600xt_vfio_fence_fallback_timer.txt": "partial: module_fence_timeout warn on "
                                                                  "0000:2B:00.0 is right, but only gfx_0.0.0 is "
                                                                  "cited, not sdma1",

@@ -62,7 +62,7 @@ CAUSES: dict[str, set[Finding]] = {
     # vendor-reset's Navi14 path: SMU error 0xfd, PSP not ready, the mode1 reset succeeded
     "dmesg_vendorreset25_navi14_vfio_smu_mode1.txt": {("driver_error_unnamed", "0000:0C:00.0")},
     # an amdgpu MODE2 reset with VRAM lost; the reset succeeded
-    "syslog_vulkanmod213_grep_prefixed_mode2.txt": {("module_hung_reset", "0000:05:00.0")},
+    "syslog_vulkanmod213_grep_prefixed_mode2.txt": {("module_hang_recovered", "0000:05:00.0")},
     "journal_cachyos960_rx6800xt_boot_prompt.txt": set(),  # boot lines only: the fault is past the cut
     # deviceQuery: error 35, the driver is older than the CUDA runtime
     "devicequery_jetpacknixos328_err35_orin_nano.txt": {("driver_runtime_mismatch", None)},

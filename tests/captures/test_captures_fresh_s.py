@@ -34,7 +34,7 @@ CAUSES: dict[str, set[Finding]] = {
     # ring comp_1.1.1 timeout and a reset
     "dmesg_rocm5933_7900xtx_comp_ring.txt": {("module_hung_reset", "0000:03:00.0")},
     # ring page1 (SDMA) timeout, BACO reset, VRAM lost
-    "dmesg_xformers14_mi25_page1_reset.txt": {("module_hung_reset", "0000:2B:00.0")},
+    "dmesg_xformers14_mi25_page1_reset.txt": {("module_hang_recovered", "0000:2B:00.0")},
     # repeated AMD-Vi IO_PAGE_FAULT from the GPU: the IOMMU blocks its DMA/P2P (iommu=pt)
     "dmesg_cudasamples48_amdvi_io_page_fault.txt": {("iommu_dma_fault", "0000:07:00.0")},
     # 'Unable to determine the device handle … Unknown Error': unreachable by NVML

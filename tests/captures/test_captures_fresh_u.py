@@ -45,7 +45,7 @@ CAUSES: dict[str, set[Finding]] = {
     # MMIO unreliable: forcewake reads 0xFFFFFFFF
     "dmesg_jellyfin11449_i915_mmio_unreliable.txt": {("module_fell_off_bus", "0000:07:00.0")},
     # VM page fault, queue preemption failed, BACO reset, SMU not responding
-    "dmesg_legacyrocm1020_vmfault_baco_reset.txt": {("module_hung_reset", "0000:67:00.0")},
+    "dmesg_legacyrocm1020_vmfault_baco_reset.txt": {("module_hang_recovered", "0000:67:00.0")},
     "ibstatus_nccl1935_ports_down.txt": {("nic_port_down_undeclared", p) for p in IB_DOWN},  # DOWN/Disabled
     "dmesg_club3090_838_xid31_wrapped.txt": {("xid", "0000:01:00.0")},  # Xid 31 from python3, then nvAssert
     # two nodes over NET/Socket, no result rows
@@ -84,7 +84,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "collectenv_vllm6147_wsl2_cuda_oom_init.txt": {("framework_sees_no_module", None): "warn"},
     "dmesg_jellyfinffmpegfedora2_xid31_mmu.txt": {("xid", "0000:08:00.0"): "warn"},
     "dmesg_jellyfin11449_i915_mmio_unreliable.txt": {("module_fell_off_bus", "0000:07:00.0"): "critical"},
-    "dmesg_legacyrocm1020_vmfault_baco_reset.txt": {("module_hung_reset", "0000:67:00.0"): "warn"},
+    "dmesg_legacyrocm1020_vmfault_baco_reset.txt": {("module_hang_recovered", "0000:67:00.0"): "warn"},
     "ibstatus_nccl1935_ports_down.txt": {("nic_port_down_undeclared", p): "warn" for p in IB_DOWN},
     "dmesg_club3090_838_xid31_wrapped.txt": {("xid", "0000:01:00.0"): "warn"},
     "nccltests_nccltests284_2node_socket_interleaved.txt": {("nccl_socket_fallback", "agzen-master"): "warn"},
@@ -179,8 +179,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                    "'7 of 8' usable are not said; inventory: 10de:2330 not named H100",
     "dmesg_club3090_838_xid31_wrapped.txt": "told: Xid 31 on 0000:01:00.0 from python3 (right), but the nvAssert lines' "
                                             "reboot is not said (RESTART_APP)",
-    "dmesg_legacyrocm1020_vmfault_baco_reset.txt": "severity: module_hung_reset rated critical where the row says warn; "
-                                                   "the BACO reset is not cited",
     "eccsummary_mfc1749_v100_clean.txt": "inventory: the V100-PCIE-32GB listed, but 'ECC Enabled' is not read",
     "ibstatus_nccl1935_ports_down.txt": "5 of 6 down ports named; mlx5_2 (Ethernet link layer, DOWN/Disabled) is not",
     "ixsmi_klein_inbox_iluvatar_mrv100.txt": "inventory: the Iluvatar MR-V100 at 00000001:01:00.0 (32768 MiB) is not "

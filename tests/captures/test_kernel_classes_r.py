@@ -32,13 +32,13 @@ def test_an_amdgpu_reset_in_its_recovery_words_is_a_reset_on_its_module_in_any_l
                      for i, ln in enumerate(_RESET.splitlines()))
     for log in (dmesg, syslog):
         found = _findings(tmp_path, log)
-        assert set(found) == {("module_hung_reset", "0000:07:00.0")}, log
-        f = found[("module_hung_reset", "0000:07:00.0")]
-        assert f["severity"] == "critical" and f["evidence"]["message"] == "amd_reset_resumed"
+        assert set(found) == {("module_hang_recovered", "0000:07:00.0")}, log  # AGX1: a reset that succeeded
+        f = found[("module_hang_recovered", "0000:07:00.0")]
+        assert f["severity"] == "warn" and f["evidence"]["message"] == "amd_hang_recovered"
     # the reset whose start is in the log too ('GPU reset begin!') is that one reset, said once
     begun = _findings(tmp_path, "[ 9120.000001] amdgpu 0000:07:00.0: amdgpu: GPU reset begin!\n" + dmesg)
-    assert begun[("module_hung_reset", "0000:07:00.0")]["evidence"]["message"] == "amd_gpu_reset"
-    assert begun[("module_hung_reset", "0000:07:00.0")]["evidence"]["times"] == 1
+    assert begun[("module_hang_recovered", "0000:07:00.0")]["evidence"]["message"] == "amd_hang_recovered"
+    assert begun[("module_hang_recovered", "0000:07:00.0")]["evidence"]["times"] == 1
     # an APU's reset on its way into suspend prints the reset's mode alone: no recovery, no finding
     suspend = "[  512.000100] amdgpu 0000:07:00.0: amdgpu: MODE2 reset\n[  512.000200] PM: suspend entry (s2idle)\n"
     assert _findings(tmp_path, suspend) == {}

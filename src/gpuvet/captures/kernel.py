@@ -226,7 +226,7 @@ SWITCH_MESSAGES: tuple[KernelMessage, ...] = (
                   "nvidia-nvswitch"))
 # every kind: kernel_messages.yaml gives each its cause and action
 MESSAGES = NVRM_MESSAGES + AMD_MESSAGES + INTEL_MESSAGES + SMI_MESSAGES + SWITCH_MESSAGES
-_AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES)
+_AMD_KINDS = frozenset(k.kind for k in AMD_MESSAGES) | kernel_amd_place.HANG_KINDS  # AGX1: amd_hang_outcome's
 _INTEL_KINDS = frozenset(k.kind for k in INTEL_MESSAGES)
 # an i915/xe line: the driver's dev_printk prefix ('i915 0000:00:02.0:', 'xe 0000:03:00.0:'), its function names
 # ('[drm:i915_…', 'drm/i915:') or the hang report FreeBSD's port prints after '[drm]' without either

@@ -10,6 +10,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpuvet.captures import amd_hang_outcome
 from gpuvet.captures.kernel_places import AMD_BUS, AMD_NO_BUS
 from gpuvet.node.bus import bus_key
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from gpuvet.captures.text import Line
 
 _RESETS = frozenset(("amd_gpu_reset", "amd_reset_resumed"))
+HANG_KINDS = amd_hang_outcome.KINDS  # the kinds judged() may give a module's hangs
 # what fails after a reset when the engines did not come back: a ring or IB self-test, an IP block's resume
 _AFTER = ("amd_ring_test_failed", "amd_recovery_failed")
 _DONE = re.compile(r"reset(?:\(\d+\))? succeed(?:ed)?\b", re.I)  # the driver's word that the reset itself worked
@@ -26,7 +28,7 @@ _DONE = re.compile(r"reset(?:\(\d+\))? succeed(?:ed)?\b", re.I)  # the driver's 
 def settled(lines: list[Line], events: list[KernelEvent], notes: list[str]) -> list[KernelEvent]:
     """``events`` with the bus-less amdgpu ones placed on the log's only amdgpu module, and a reset followed by
     failed engine tests on its module read as the failed reset it was (amd_reset_failed)."""
-    return _not_back(lines, _placed(lines, events, notes))
+    return amd_hang_outcome.judged(lines, _not_back(lines, _placed(lines, events, notes)))  # AGX1: its outcome
 
 
 def _placed(lines: list[Line], events: list[KernelEvent], notes: list[str]) -> list[KernelEvent]:

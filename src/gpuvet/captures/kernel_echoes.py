@@ -29,7 +29,8 @@ class _Event(Protocol):
 E = TypeVar("E", bound=_Event)
 
 # an amdgpu hang (a ring timed out, the module reset), seen again from the display as a fence timeout
-_HANGS = frozenset(("amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_resumed", "amd_reset_failed",
+_HANGS = frozenset(("amd_hang_recovered", "amd_hang_outcome_cut",  # AGX1: a hang read with its outcome
+                    "amd_ring_timeout", "amd_ring_recovered", "amd_gpu_reset", "amd_reset_resumed", "amd_reset_failed",
                     "amd_recovery_failed", "amd_mes_unresponsive", "amd_ring_test_failed"))
 PASSTHROUGH = "probe_not_called_passthrough"
 # kinds no pattern reads (kernel_messages.yaml): a read kind the rest of the log explains; a GPU function's BAR the
@@ -38,7 +39,7 @@ PASSTHROUGH = "probe_not_called_passthrough"
 # NVML's 'Not Found' (HANDLE_NOT_FOUND: handle_kind), and in NVML's other words for a module's state (smi_words)
 HANDLE_NOT_FOUND = "smi_handle_not_found"
 DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "intel_bar_reduced",
-           "bar_unmapped_guest",
+           "bar_unmapped_guest", "amd_hang_recovered", "amd_hang_outcome_cut",  # AGX1: amd_hang_outcome.KINDS
            HANDLE_NOT_FOUND, *HANDLE_KINDS, *pci_resources.KINDS)  # the last: a GPU's function or port off the bus
 # the driver said the module did not start (it refused it, its probe, init or firmware failed, its BAR had no window):
 # nvidia-smi's 'Unable to determine the device handle' for it, and an unnamed failure line of the same start, say it
