@@ -178,3 +178,16 @@ def test_smu_interface_mismatch_is_an_info_note(tmp_path: Path) -> None:
 def test_mes_asking_for_a_reset_is_the_mes_not_answering(tmp_path: Path) -> None:
     text = "[ 500.1] amdgpu 0000:c5:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset\n"
     assert capture_findings(tmp_path, text) == {("module_hung_reset", "0000:C5:00.0"): "critical"}
+
+
+def test_kfd_refusing_the_gpu_in_dmesg_is_no_compute(tmp_path: Path) -> None:
+    for line in (
+        "[    3.1] kfd kfd: amdgpu: skipped device 1002:7340, PCI rejects atomics 730<0",
+        "[    3.1] kfd kfd: amdgpu: device 1002:67df NOT added due to errors",
+    ):
+        assert _no_gpu(tmp_path, line + "\n") == [("framework_sees_no_module", "warn")], line
+
+
+def test_kfd_not_supported_on_this_asic_in_dmesg(tmp_path: Path) -> None:
+    found = capture_findings(tmp_path, "[    3.1] amdgpu 0000:03:00.0: kfd not supported on this ASIC\n")
+    assert [s for s in found.values() if s != "info"] == ["warn"], found

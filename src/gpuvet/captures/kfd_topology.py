@@ -15,12 +15,20 @@ from gpuvet.captures.text import Line
 
 NO_GPU_NODE = "rocr_kfd_no_gpu_node"  # doctor/capture_errors: framework_sees_no_module, the fix in vendor_tools
 NO_KFD = "rocr_no_kfd"  # rocr_status' kind: /dev/kfd (here /sys/class/kfd) absent
+ASIC = "rocr_kfd_unsupported_asic"  # rocr_status' kind: 'kfd not supported on this ASIC', said already
 MARKS = ("/sys/class/kfd", "/dev/kfd'")  # formats' _HIP_MARKS: a text holding one is read by hip_errors
 # the listing tools' words for a path that is not there: tree's '[error opening dir]', ls/cat/stat's ENOENT
 _ABSENT = re.compile(r"['\"]?/(?:sys/class/kfd\S*|dev/kfd)['\"]?(?::\s*No such file or directory|\s+\[error opening dir\])")
 # ls -lR's heading of the nodes directory ('/sys/class/kfd/kfd/topology/nodes:'), or the command that lists it
 _NODES_HEAD = re.compile(r"/sys/class/kfd/kfd/topology/nodes/?:\s*$")
 _NODES_CMD = re.compile(r"\bls(?:\s+-\w+)*\s+/sys/class/kfd/kfd/topology/nodes/?\s*$")
+# kfd_device.c / kfd_topology.c: KFD refused a GPU it found (kgd2kfd_device_init failed, PCIe atomics the GPU needs not
+# routed to it, an APU's IOMMUv2 not up) or built no topology: amdgpu drives the GPU, ROCm has no device on it
+_NOT_ADDED = re.compile(
+    r"\bdevice \S+ NOT added due to errors\b|\bskipped device \S+, PCI rejects atomics\b|"
+    r"\bFailed to create KFD topology\b|\bError initializing iommuv2\b|"
+    r"\bkfd not supported on this ASIC\b|\bnot supported in kfd\b"  # where no bus id lets rocr_status place it
+)
 _NAMES = re.compile(r"^\d{1,3}(?:\s+\d{1,3})*$")  # plain ls: the node numbers on one line
 _ENTRY = re.compile(r"^\s*(?:[d-][rwx-]{9}\S*\s+\d+\s+\S+\s+\S+\s+\d+\s+\w{3}\s+\d{1,2}\s+[\d:]{4,5}\s+)?(\d{1,3})\s*$")
 
@@ -28,8 +36,11 @@ _ENTRY = re.compile(r"^\s*(?:[d-][rwx-]{9}\S*\s+\d+\s+\S+\s+\S+\s+\d+\s+\w{3}\s+
 def judged(lines: list[Line], errors: list[AppError]) -> tuple[list[AppError], set[int]]:
     """``errors`` with KFD's absence (NO_KFD) or a topology of the CPU's node alone (NO_GPU_NODE) added, where the
     text shows either and no error of rocr_status says it already; and the listing's lines read (claimed)."""
-    if any(e.kind == NO_KFD for e in errors) or not any("kfd" in ln.text for ln in lines):
+    if any(e.kind in (NO_KFD, ASIC) for e in errors) or not any("kfd" in ln.text or "KFD" in ln.text for ln in lines):
         return errors, set()
+    refused = next((ln for ln in lines if ("kfd" in ln.text or "KFD" in ln.text) and _NOT_ADDED.search(ln.text)), None)
+    if refused is not None:
+        return [*errors, AppError(NO_GPU_NODE, refused.no, refused.text.strip()[:300], None, "amdgpu/KFD")], {refused.no}
     absent = next((ln for ln in lines if "kfd" in ln.text and _ABSENT.search(ln.text)), None)
     if absent is not None:
         return [*errors, AppError(NO_KFD, absent.no, absent.text.strip()[:300], None, "KFD sysfs")], {absent.no}

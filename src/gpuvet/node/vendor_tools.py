@@ -414,8 +414,11 @@ APP_ERROR_FIX = {
     "rocr_kfd_no_gpu_node": "KFD's topology (/sys/class/kfd/kfd/topology/nodes) holds the CPU's node alone: amdgpu "
                             "registered no GPU with KFD, so ROCm, HIP and OpenCL see no device although graphics may "
                             "work ('CRAT table not found' / 'Virtual CRAT table created for CPU' is the CPU's node and "
-                            "normal): dmesg | grep -i kfd for 'added device' or why not ('kfd not supported on this "
-                            "ASIC', a kernel without CONFIG_HSA_AMD, amdgpu not bound to the GPU); not a hardware fault",
+                            "normal), or KFD refused the GPU it found ('NOT added due to errors', 'PCI rejects atomics': "
+                            "the slot's PCIe path does not route the atomics an older GPU needs; an APU's IOMMUv2 off): "
+                            "dmesg | grep -i kfd for 'added device' or why not ('kfd not supported on this ASIC', a "
+                            "kernel without CONFIG_HSA_AMD, amdgpu not bound to the GPU); move the GPU to a slot wired "
+                            "to the CPU, enable the IOMMU, or use a GPU this ROCm supports; not a hardware fault",
     "gpu_runtime_missing": "the compute runtime lists only CPU and emulated devices (sycl-ls, clinfo -l: 'FPGA "
                            "Emulation Device', a CPU): the GPU's own runtime is not installed or not found: for Intel "
                            "GPUs install intel-opencl-icd and the Level Zero GPU driver (intel-level-zero-gpu, libze1; "
