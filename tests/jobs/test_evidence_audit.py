@@ -112,6 +112,9 @@ EVIDENCED_BY["nic_ports"] |= {"rdma link", "rdma dev", "rdma resource", "rdma st
 # (captures/pcie_sysfs.py, R3C)
 EVIDENCED_BY["captured_errors"] |= {"Ascend runtime codes"}
 EVIDENCED_BY["captured_links"] |= {"sysfs PCIe link"}
+# session 63 (R4B, captures/xid_reports.py): a report's or a poster's sentence naming the Xids a node logged ("Xid 48 /
+# 171 on GPU2 (0000:9c:00)", "Xid 149, NETIR_LINK_DOWN Fatal") is the driver's Xids as the poster quotes them
+EVIDENCED_BY["xid_log"] |= {"error messages quoted in a poster's words"}
 
 
 def _playbook_checks() -> set[str]:
