@@ -24,7 +24,7 @@ from gpuvet.captures.marks import holding
 from gpuvet.captures.nccl_log import LogFailure, LogLine, NcclLog
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
-from gpuvet.knowledge.ascend import acl_code, error_manager, labels, read_apart
+from gpuvet.knowledge.ascend import acl_code, error_manager, labels, read_apart, unsupported
 
 TOOL = "CANN runtime"
 NOT_NAMED = "an Ascend NPU, bus id not in the log"
@@ -58,7 +58,7 @@ _THROWN = re.compile(r"^\s*(?:\w+Error:\s*)?$|\bthrow\s+$")
 # an error-manager code opening its line (after the error manager's '[PID: N] date', a RecentErrMsg label) or
 # after its documented title ('Memory_Allocation_Failure(EL0004): …')
 _EM_LEAD = (
-    r"^\s*(?:\[ERROR\]\s*RecentErrMsg:\s*)?(?:\[PID:\s*\d{1,9}\]\s*)?"
+    r"^\s*(?:\[ERROR\]\s*RecentErrMsg:\s*|CANN error:\s*)?(?:\[PID:\s*\d{1,9}\]\s*)?"
     r"(?:\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6}){0,2}\s+)?"
 )
 _EM_CODE = re.compile(
@@ -96,7 +96,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
         cls, said = found
         last = _claim(lines, i, out)
         if cls == "none" or cls == "timeout" and stalled:
-            out.notes += [f"line {lines[i].no}: {said}: the stalled collective's timeout, said by it"] if stalled else []
+            why = "read, nothing wrong" if cls == "none" else "the stalled collective's timeout, said by it"
+            out.notes += [f"line {lines[i].no}: {said}: {why}"] if stalled or "support" in said else []
             continue
         _add(
             out,
@@ -124,6 +125,8 @@ def _traced_by_runtime(lines: list[Line], i: int) -> bool:
 def _read_line(lines: list[Line], i: int) -> tuple[str, str] | None:
     """(class, what the code is) of the line's code, label or error-manager code; None where it holds none."""
     text = lines[i].text
+    if (em := _EM_CODE.match(text)) is not None and unsupported(text[em.end() :]):
+        return "none", f"{em['code'].upper()}: not supported on this NPU or build (the application's support gap)"
     if (em := _EM_CODE.match(text)) is not None and em["title"] is None and not read_apart(em["code"]):
         return None  # a line opening with the runtime's own code (EH9999: Inner Error, EE1002: …): ascend_errors'
     if (m := _NUMERIC.search(text)) is not None:

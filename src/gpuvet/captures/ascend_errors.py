@@ -28,8 +28,9 @@ from gpuvet.captures.text import Line
 __all__ = ["AscendLog", "NcclLog", "parse"]
 
 _TEXT = 240  # characters of a line kept as evidence
-# CANN's error manager may lead the line with the process and time ('[PID: 749] 2025-12-29-03:16:15.787.356 '): read past
-_LEAD = r"^\s*(?:\[PID:\s*\d{1,9}\]\s*)?(?:\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6}){0,2}\s+)?"
+# CANN's error manager may lead the line with the process and time ('[PID: 749] 2025-12-29-03:16:15.787.356 '), and
+# llama.cpp's ggml-cann with 'CANN error: ' (R5C): read past
+_LEAD = r"^\s*(?:CANN error:\s*)?(?:\[PID:\s*\d{1,9}\]\s*)?(?:\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d{1,6}){0,2}\s+)?"
 _CODE = re.compile(_LEAD + r"(?P<code>E[A-Z]\d{4})\b:?\s*(?P<msg>\S.*)?$")
 # HCCL's code written after its name, the whole line ('Communication_Error_Get_Socket(EI0006)'): the name is
 # the message; only the collective's codes (EI/EJ) in this form, a bracketed code of another kind is not claimed
@@ -97,8 +98,8 @@ def parse(lines: list[Line]) -> AscendLog:
                 traced = last if (last.at.source or "").startswith(_COLLECTIVE) and last in out.failures else traced
             continue
         traced = None
-        if not m.group("code").startswith(_COLLECTIVE) and _documented(m.group("code")):
-            continue  # a documented runtime/ACL code: captures/ascend_codes.py reads it by its class (ASC)
+        if not m.group("code").startswith(_COLLECTIVE) and _documented(m.group("code"), m.group("msg") or ""):
+            continue  # a documented runtime/ACL code, or one saying 'not supported': ascend_codes.py reads it (ASC, R5C)
         near = place if place is not None and i - place[0] <= NEARBY else None
         failure = _failure(ln, m, near)
         out.claimed.add(ln.no)
@@ -124,10 +125,10 @@ def parse(lines: list[Line]) -> AscendLog:
     return out
 
 
-def _documented(code: str) -> bool:
-    from gpuvet.knowledge.ascend import read_apart  # the table read only where a runtime code was printed
+def _documented(code: str, message: str) -> bool:
+    from gpuvet.knowledge.ascend import read_apart, unsupported  # the table read only where a runtime code was printed
 
-    return read_apart(code)
+    return read_apart(code) or unsupported(message)
 
 
 def _fold(out: AscendLog, code: LogFailure, call: LogFailure) -> LogFailure:

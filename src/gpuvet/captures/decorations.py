@@ -294,6 +294,9 @@ def _unglued(numbered: Numbered, at: int, out: Peeled) -> tuple[int, str]:
     if s[-1:] in ("`", "*") and (inner := _marked_up(s)) is not None:
         item, s = (item[0], inner), inner
         out.unglued.add(item[0])
+    if "**" in s and (bare := _SPANS.sub(r"\1", s)) != s:
+        item, s = (item[0], bare), bare  # R5C: a **bold** span inside the line: the same line bare
+        out.unglued.add(item[0])
     if "`" in s and (t := s.strip()) and len(t) > 3:
         head, tail = t[:3] == "```", t[-3:] == "```"
         rest = t.lstrip("`") if head else t  # a fence is 3 or more: ````diff
@@ -321,6 +324,9 @@ def _depth(s: str) -> int:
     return len(s.expandtabs(8)) - len(s.expandtabs(8).lstrip())
 
 
+# a span a poster set in **bold** inside a line ('(38 vs. 0)  no **CUDA-capable device is detected**'): flanked by no
+# word character, as markdown's rule ('2**10' stays); a bold label ('- **PCIe:** x4') is a report's own mark, kept
+_SPANS = re.compile(r"(?<![\w*])\*\*(?=[^\s*])([^*\n]{1,400}?)(?<=[^\s*:])\*\*(?![\w*:])")
 _PEELS = 4  # marks taken off one line at most (a post's **`…`**: two); review 55 F5: one recursion a mark overflowed
 
 

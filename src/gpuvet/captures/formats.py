@@ -520,7 +520,7 @@ FORMATS: tuple[Format, ...] = (
            markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
     Format(lspci_tree.KIND, "lspci_tree", _one(lspci_tree.parse), markers=("+-", "\\-", "--", "]-", "`-")),  # its drawing
     Format("Ascend HCCL error codes", "ascend", _one(ascend_errors.parse),  # EI/EJ lines torch_npu prints
-           markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ", "Hccl", "Hcom",  # torch_npu's line, a code opening a
+           markers=("[ERROR]", _CODE_OPENS, "(EI", "(EJ", "Hccl", "Hcom", "CANN error:",  # torch_npu's, a code opening a
                     "synapse error", "synStatus", "The condition [")),  # line or after its name ('…(EI0006)'), an
     # HCCL call's 'HcclX … ret = 9' (a traceback); YX1: Gaudi's Synapse statuses and HCL checks (synapse_errors.py)
     Format("ibstat, ibstatus, ibv_devinfo, ibdev2netdev", "nics", _nics, markers=_NIC_MARKS),  # the RDMA NICs

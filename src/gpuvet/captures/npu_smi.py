@@ -75,6 +75,10 @@ def parse(lines: list[Line]) -> ListedParse:
             first = None
         elif cells[0].split()[:1] and cells[0].split()[0].isdigit() and len(cells[0].split()) >= 2:
             first = (cells, ln)
+    if not out.modules and first is None and not _has_rows(lines):  # R5C: the header alone (no /dev/davinci*)
+        out.kinds.append("npu-smi info")
+        out.notes.append("npu-smi info: the table's header and no NPU row: no NPU is visible in this view (a "
+                         "container started without /dev/davinci*, or the paste stops at the header)")
     if out.modules:
         out.kinds.append("npu-smi info")
         out.modules, twice = merge_listed(out.modules, "npu-smi info")

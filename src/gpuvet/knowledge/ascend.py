@@ -6,6 +6,7 @@ names are doctor's (capture_errors.KIND_CAUSES)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import cast
@@ -65,6 +66,18 @@ def error_manager(code: str) -> tuple[str, str] | None:
 # the classes of an error-manager code that are the runtime's own error on the NPU (a timeout, an execution error):
 # printed bare ('EE1002: …'), captures/ascend_errors.py reads them as before (npu_runtime_error, the reason after)
 RUNTIME_KEPT = frozenset({"timeout", "exception"})
+
+
+# the runtime saying what it does not do on this SoC or build (llama.cpp's 'CANN error: EZ9903: … support for
+# Ascend910 is not implemented'): the application's or build's support gap, not a fault of the NPU (R5C, issue 46)
+_UNSUPPORTED = re.compile(
+    r"\b(?:is|are) not (?:implemented|supported)\b|\bnot supported (?:on|for|by)\b|\bunsupported\b", re.I
+)
+
+
+def unsupported(message: str) -> bool:
+    """Whether a runtime code's message says the SoC or build does not support what was asked."""
+    return _UNSUPPORTED.search(message) is not None
 
 
 def read_apart(code: str) -> bool:

@@ -1,0 +1,88 @@
+"""Issue 46 (R5C, batches AJ/AK): runtimes' and frameworks' lines as posters paste them. Each text is written here in
+the tool's own format (Caffe's glog CHECK line with cudaGetErrorString's words, the CANN error manager's
+'EZ9903: [PID: n] date …' as llama.cpp's ggml-cann prints it after 'CANN error: ', npu-smi info's table head);
+none is copied from a thread."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuvet.captures import ascend_codes, npu_smi
+from gpuvet.captures.decorations import peel
+from gpuvet.captures.text import clean
+from gpuvet.cli.app import main
+
+Found = dict[tuple[str, str | None], str]
+
+
+def _findings(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> Found:
+    """doctor's findings on ``text`` in this process ({(cause, module): severity}); a refusal fails the test."""
+    path = tmp_path / "capture.txt"
+    path.write_text(text)
+    code = main(["doctor", "--from", str(path), "--json"])
+    assert code != 2, text
+    return {(f["cause"], f.get("module")): f["severity"] for f in json.loads(capsys.readouterr().out)["findings"]}
+
+
+CAFFE = "F0311 10:02:11.000001  4242 common.cpp:152] Check failed: error == cudaSuccess (38 vs. 0)  {}"
+BARE = "no CUDA-capable device is detected"
+
+
+def test_a_bold_span_inside_a_line_is_read_as_the_line_bare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A poster's **bold** over part of a line changes nothing: the same verdict as the line bare."""
+    bare = _findings(tmp_path, capsys, CAFFE.format(BARE) + "\n")
+    assert bare  # the bare line is judged (its verdict is the runtime reader's, not this test's)
+    for marked in ("no **CUDA-capable device is detected**", "**no CUDA-capable device** is detected"):
+        assert _findings(tmp_path, capsys, CAFFE.format(marked) + "\n") == bare
+
+
+def test_a_bold_label_and_a_power_are_kept() -> None:
+    """A report's bold label ('- **PCIe:** x4') is its own mark, and '2**10' is no bold: both stay as written."""
+    lines = ["- **PCIe:** x4 lanes negotiated", "size = 2**10 bytes", "a **b** c"]
+    got = [text for _, text in peel(list(enumerate(lines, 1))).lines]
+    assert got == ["- **PCIe:** x4 lanes negotiated", "size = 2**10 bytes", "a b c"]
+
+
+EZ = "EZ9903: [PID: 5150] 2025-03-01-09:00:00.000.001 support for Ascend310B4 is not implemented"
+
+
+def test_a_runtime_code_saying_not_implemented_is_read_and_judged_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """EZ9903 'support for <SoC> is not implemented' is the build's support gap: read, no warn, bare or after
+    llama.cpp's 'CANN error: ' prefix, with the error manager's Solution line under it."""
+    for line in (f"CANN error: {EZ}", EZ):
+        text = (
+            "/src/ggml/src/ggml-cann/ggml-cann.cpp:67: CANN error\n"
+            + line
+            + ("\n        Solution: In this scenario, collect the plog when the fault occurs.\n")
+        )
+        parsed = ascend_codes.parse(clean(text).lines)
+        assert not parsed.errors and parsed.claimed, line
+        assert _findings(tmp_path, capsys, text) == {}, line
+
+
+def test_a_runtime_code_that_failed_stays_a_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same prefix on a code that reports a failure is still read as one (no 'not supported' in its words)."""
+    text = "CANN error: EE1002: [PID: 5150] 2025-03-01-09:00:00.000.001 Stream synchronize timeout.\n"
+    assert set(_findings(tmp_path, capsys, text).values()) == {"warn"}
+
+
+HEAD = """+------------------------------------------------------------------------------------------------+
+| npu-smi 24.1.rc2                 Version: 24.1.rc2                                              |
++---------------------------+---------------+----------------------------------------------------+
+| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
+| Chip  Device              | Bus-Id        | AICore(%)   Memory-Usage(MB)                        |
++===========================+===============+====================================================+
+"""
+
+
+def test_npu_smi_info_with_no_npu_row_is_read_not_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The table's head with no chip under it (a container without /dev/davinci*): read, said, no finding."""
+    parsed = npu_smi.parse(clean(HEAD).lines)
+    assert parsed.kinds == ["npu-smi info"] and not parsed.modules
+    assert any("no NPU is visible" in n for n in parsed.notes)
+    assert _findings(tmp_path, capsys, "root@npu:/app# npu-smi info\n" + HEAD) == {}
