@@ -65,11 +65,13 @@ _CONTAINER = lazy(r"\b(?:docker|nerdctl|podman)(?:-compose| compose)? (?:run|exe
                   r"--gpus[ =]|--runtime[= ]nvidia\b|\bruntime: nvidia\b|NVIDIA_VISIBLE_DEVICES|"
                   r"\b(?:inside|in) (?:the |a |my |this )?(?:docker |podman |plex |\w+ )?container\b|"
                   # AGX1: a poster's 'the container does not have access', 'the container cannot see the GPUs'
-                  r"\b(?:the|this|my|our) container\b[^.\n]{0,20}?\b(?:does(?:n't| not) (?:have|see)|has no|can't|cannot)\b",
+                  r"\b(?:the|this|my|our) container\b[^.\n]{0,20}?\b(?:does(?:n't| not) (?:have|see)|has no|can't|cannot)\b|"
+                  r"\b(?:toolbox|distrobox) (?:images?|containers?|enter|create|run)\b",  # R5A: Fedora's toolbox, distrobox
                   re.I)
 # a word every _CONTAINER match holds, and one every line framed reads holds, in some casing (lower case): a line
 # holding none is not searched
-_CONTAINER_WORDS = ("docker", "nerdctl", "podman", "kubectl", "--gpus", "runtime", "nvidia_visible_devices", "container")
+_CONTAINER_WORDS = ("docker", "nerdctl", "podman", "kubectl", "--gpus", "runtime", "nvidia_visible_devices", "container",
+                    "toolbox")
 _MESSAGE_WORDS = ("nvml", "nvidia-smi")
 _BLOCK = 8192  # lines searched at a time
 _NVML_UNKNOWN = lazy(r"Failed to initiali[sz]e NVML: Unknown Error", re.I)
@@ -85,13 +87,18 @@ ACCESS = {  # kind -> what the line means where the text shows a container
                            "driver', 'no CUDA-capable device'): the container's access to the host's GPUs, not the node",
     "container_smi_empty": "nvidia-smi printed nothing in the container: the container got no working GPU device "
                            "nodes or driver libraries (the image's own nvidia-smi, or no device request)",
+    # R5A: ROCm's tools and HIP in a container (amd-smi's 'Unable to detect any GPU devices', 'No HIP GPUs are
+    # available'): the container was given no /dev/kfd and /dev/dri, or its user is not in their groups
+    "container_rocm_no_device": "amd-smi or HIP in a container found no AMD GPU: the container's access to the host's "
+                                "/dev/kfd and /dev/dri (its --device flags, the video/render groups), not the node",
 }
 MEANING = {  # kind -> what the CLI's line means, said with its finding
     "container_cli_host_driver": "the host's NVIDIA kernel driver is not loaded: nvidia-container-cli's NVML found no "
                                  "driver, so no container gets a GPU (the container and the toolkit are not the cause)",
 }
 _RELABEL = {"nvml_unknown": "container_nvml_unknown", "smi_no_driver": "container_smi_no_driver",
-            "no_device": "container_no_device"}
+            "no_device": "container_no_device", "rocm_no_driver": "container_rocm_no_device",
+            "hip_no_device": "container_rocm_no_device"}
 
 
 def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int], marks: Marks | None = None) -> set[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures import api_errors, kfd_topology, rocr_status
+from gpuvet.captures import api_errors, hip_isa, kfd_topology, rocr_status
 from gpuvet.captures.app_errors import AppErrorsParse, printed
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
@@ -33,7 +33,7 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
 }.items()}
 KEYS = ("hip", "hsa_status", "/dev/kfd",  # FRW: rocminfo's 'Unable to open /dev/kfd' (rocr_status)
         "memory access fault by gpu", "hw exception by gpu", "rock module", "amdsmi_status_driver",
-        "unable to detect any gpu", "no amd gpus")  # a line holding none is no ROCm error line
+        "unable to detect any gpu", "no amd gpus", "program isa")  # a line holding none is no ROCm error line
 # rocminfo's own words after 'hsa api call failure at:', bare or behind a test's logger ('ERROR    test_rocm_sanity:
 # test_rocm_sanity.py:34 Call returned …', TheRock's CI: R3B)
 _ROCMINFO_CALL = re.compile(r"^\s*(?:(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b[^\"'`]{0,120}?\s)?Call returned HSA_STATUS_")
@@ -80,6 +80,7 @@ def parse(lines: list[Line]) -> AppErrorsParse:
             continue
         seen[(kind, module)] = len(out.errors)
         out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, "ROCm/HIP"))
+    out.errors = hip_isa.judged(lines, out.errors, out.claimed)  # R5A: a build without this GPU's target
     out.errors = rocr_status.judge(lines, out.errors)  # FRW: hsa_init's OUT_OF_RESOURCES is no usable GPU, not memory
     out.errors, listed = kfd_topology.judged(lines, out.errors)  # R4A: KFD's sysfs shows it absent, or with no GPU
     out.claimed |= listed

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from gpuvet.captures import (
     agent_smi_errors,
+    kernel_amd_client,
     kernel_driver_resources,
     kernel_host,
     kernel_intel_fault,
@@ -63,6 +64,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = kernel_driver_resources.read(lines, out, marks)  # NVRM's NV_ERR_NO_MEMORY, the GuC not answering
     out = kernel_intel_reset.read(lines, out, marks)  # an Intel GPU hang whose reset crashed the kernel
     out = agent_smi_errors.read(lines, out, marks)  # a monitoring agent's nvidia_smi errors, a lost handle quoted
+    out = kernel_amd_client.read(lines, out, marks)  # R5A: an amdgpu page fault of its firmware (MP0, MP1)
     loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM", "gsp_"), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]

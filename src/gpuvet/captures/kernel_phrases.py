@@ -57,6 +57,19 @@ AMD: tuple[KernelMessage, ...] = (
     # R4A: amdgpu_dev_coredump.c: the reset path (amdgpu_device_gpu_recover, or the job timeout on 6.10 and later) dumped
     # the module's state: a hang and its reset; beside the hang's own lines (a ring timeout, a ring reset) an echo of them
     KernelMessage("amd_reset_dumped", re.compile(r"\bAMDGPU device coredump file has been created\b"), "amdgpu"),
+    # R5A: smu_cmn.c / amdgpu_smu.c (smu_hw_init, smu_system_features_control): the SMU did not take the bring-up's
+    # messages, and the driver gave the module up ('Failed to setup smc hw!', 'Failed to enable requested dpm features!')
+    KernelMessage("amd_smu_setup_failed", re.compile(r"\bFailed to (?:setup smc hw|enable requested dpm features)\b"),
+                  "amdgpu"),
+    # R5A: smu_cmn.c (smu_cmn_reg_print_error, __smu_cmn_poll_stat) and powerplay's AVFS set-up ('[AVFS] Something is
+    # broken. See log!'): a message the SMU did not answer; the module may still run (powerplay's 'failed to send
+    # message … ret is 0' stays kernel.py's amd_recovery_failed)
+    KernelMessage("amd_smu_no_answer", re.compile(r"\bSMU: (?:No response msg_reg|I'm not done with your previous "
+                                                  r"command)|\[AVFS\] Something is broken"), "amdgpu"),
+    # R5A: mxgpu_ai.c / mxgpu_nv.c (xgpu_*_mailbox_trans_msg): the driver took the module for an SR-IOV function and
+    # waits, again and again, on a host mailbox that never answers (on bare metal: registers read through a BAR the
+    # firmware left unassigned, or a module a passthrough left dirty)
+    KernelMessage("amd_vf_mailbox_loop", re.compile(r"\btrn=\d+ ACK should not assert\b"), "amdgpu"),
 )
 INTEL: tuple[KernelMessage, ...] = (
     # i915 gt/intel_reset.c (intel_wedge_me): a reset that outran its watchdog; the GT is declared wedged

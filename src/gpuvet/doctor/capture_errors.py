@@ -87,6 +87,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "container_smi_no_driver": _Meaning("container_gpu_access", MEDIUM),
     "container_smi_empty": _Meaning("container_gpu_access", MEDIUM),
     "container_no_device": _Meaning("container_gpu_access", MEDIUM),  # AGX1: a framework's no driver in a container
+    "container_rocm_no_device": _Meaning("container_gpu_access", MEDIUM),  # R5A: amd-smi's, HIP's none in one
     "container_cli_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),
     "container_cli_permissions": _Meaning("device_permissions", MEDIUM),
     "container_cli_lost": _Meaning("module_fell_off_bus", MEDIUM),
@@ -165,6 +166,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hip_gpu_hang": _Meaning("module_hung_reset", MEDIUM),
     "hip_out_of_memory": _Meaning("application_out_of_memory", HIGH),
     "hip_no_binary": _Meaning("application_hip_error", HIGH),
+    "hip_no_binary_for_gpu": _Meaning("application_build_lacks_target", HIGH),  # R5A: captures/hip_isa.py
     "hip_no_device": _Meaning("framework_sees_no_module", MEDIUM),
     "rocm_no_driver": _Meaning("no_modules_visible", HIGH),
     "rocr_no_agent": _Meaning("framework_sees_no_module", MEDIUM),  # hsa_init's OUT_OF_RESOURCES (rocr_status)
