@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.captures import ascend_codes, npu_smi
+from gpuvet.captures import ascend_codes, env_report, npu_smi
 from gpuvet.captures.decorations import peel
 from gpuvet.captures.text import clean
 from gpuvet.cli.app import main
@@ -86,3 +86,30 @@ def test_npu_smi_info_with_no_npu_row_is_read_not_refused(tmp_path: Path, capsys
     assert parsed.kinds == ["npu-smi info"] and not parsed.modules
     assert any("no NPU is visible" in n for n in parsed.notes)
     assert _findings(tmp_path, capsys, "root@npu:/app# npu-smi info\n" + HEAD) == {}
+
+
+def _listing_line(minor: int, uuid: str, bus: str) -> str:
+    return (
+        f"I0109 13:28:17.4{minor}8512 3776598 nvc_info.c:714] listing device /dev/nvidia{minor} "
+        f"(GPU-{uuid}-0000-0000-0000-000000000000 at 00000000:{bus}:00.0)"
+    )
+
+
+def test_a_container_cli_block_cut_before_its_bus_is_the_gpu_its_minor_names() -> None:
+    """nvidia-container-cli -d info: the debug 'listing device /dev/nvidiaN (UUID at BUS)' lines, then a device
+    block cut after its Model: the block is /dev/nvidia<Device Minor>'s GPU, not a further one without a bus id."""
+    text = "\n".join(
+        [
+            _listing_line(0, "aaaaaaaa", "0b"),
+            _listing_line(1, "bbbbbbbb", "11"),
+            "NVRM version:   515.86.01",
+            "CUDA version:   11.7",
+            "",
+            "Device Index:   0",
+            "Device Minor:   1",
+            "Model:          NVIDIA A100-SXM",
+        ]
+    )
+    listed = env_report.listing(clean(text + "\n").lines)
+    assert [(m.bus_id, m.product) for m in listed.modules] == [("0000:11:00.0", "NVIDIA A100-SXM"), ("0000:0B:00.0", "")]
+    assert listed.driver == "515.86.01" and listed.cuda == "11.7"

@@ -90,6 +90,7 @@ class Gpu:
     bus: str | None = None
     uuid: str | None = None
     arch: str | None = None
+    minor: str | None = None  # container-cli's 'Device Minor': its /dev/nvidiaN (R5C)
 
 
 @dataclass
@@ -113,7 +114,7 @@ class Report:
 def read(lines: list[Line]) -> Report:
     """The report in the lines (empty where they hold none of its keys)."""
     out = Report()
-    listed: list[tuple[str, str | None]] = []  # container-cli's debug lines: (uuid, bus)
+    listed: list[tuple[str, str | None, str]] = []  # container-cli's debug lines: (uuid, bus, device node)
     block: Gpu | None = None
     loose: list[tuple[int, list[Gpu]]] = []  # 'GPU 0: …' lines: a collect_env's or check_env's only beside its keys
     for ln in lines:
@@ -160,7 +161,7 @@ def read(lines: list[Line]) -> Report:
     return out
 
 
-def _special(ln: Line, text: str, out: Report, listed: list[tuple[str, str | None]]) -> bool:
+def _special(ln: Line, text: str, out: Report, listed: list[tuple[str, str | None, str]]) -> bool:
     """The lines that are no ``Key: value``: nvcc's, nvidia-smi's bare header, /proc's, lsmod's, container-cli's
     debug listing. True where the line was one of them."""
     if (c := _NVCC.search(text)) is not None:
@@ -192,7 +193,7 @@ def _special(ln: Line, text: str, out: Report, listed: list[tuple[str, str | Non
     elif (m := _LSMOD.match(text)) is not None:
         out.loaded.append(m.group(1))
     elif "listing device" in text and (d := _LISTING.search(text)) is not None:
-        listed.append((d.group(2), None if d.group(3) == "(null)" else d.group(3)))
+        listed.append((d.group(2), None if d.group(3) == "(null)" else d.group(3), d.group(1)))
         out.tool("nvidia-container-cli info")
     else:
         return False
@@ -254,17 +255,23 @@ def _block(key: str, value: str, block: Gpu | None, out: Report) -> Gpu | None:
         block.bus = value or None
     elif key == "architecture":
         block.arch = value or None
+    elif key == "device minor":
+        block.minor = value or None
     return block
 
 
-def _place(listed: list[tuple[str, str | None]], out: Report) -> None:
-    """container-cli's debug lines give each GPU's bus id: a block cut before its bus takes it by UUID, and a GPU
-    whose block was cut away altogether is listed by its bus id alone."""
-    by_uuid = dict(listed)
+def _place(listed: list[tuple[str, str | None, str]], out: Report) -> None:
+    """container-cli's debug lines give each GPU's bus id: a block cut before its bus takes it by UUID, or before
+    its UUID too by its 'Device Minor' (/dev/nvidiaN, R5C), and a GPU whose block was cut away altogether is listed
+    by its bus id alone."""
+    by_uuid = {u: b for u, b, _ in listed}
+    by_node = {node: (u, b) for u, b, node in listed}
     for g in out.gpus:
         g.bus = g.bus or by_uuid.get(g.uuid or "")
+        if g.bus is None and g.uuid is None and (hit := by_node.get(f"/dev/nvidia{g.minor}")) is not None:
+            g.uuid, g.bus = hit[0] if hit[0].startswith("GPU-") else None, hit[1]
     named = {g.uuid for g in out.gpus} | {g.bus for g in out.gpus}
-    out.gpus += [Gpu("", b, u) for u, b in listed if b and u not in named and b not in named]
+    out.gpus += [Gpu("", b, u) for u, b, _ in listed if b and u not in named and b not in named]
 
 
 def _gpu_name(text: str) -> str:
