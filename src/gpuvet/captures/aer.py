@@ -88,6 +88,8 @@ class AerParse:
     hosted: list[AerParse] = field(default_factory=list)  # there: each host's devices, read from its lines alone
     unhandled: dict[str, str] = field(default_factory=dict)  # bus -> driver: reached by a broadcast, no handler
     notes: list[str] = field(default_factory=list)  # issue 46 (WIN): what Windows' WHEA records said (whea.py)
+    # R5B: a device's error bits whose severity line the excerpt cut (bus -> 'driver: bits'): an endpoint that logged
+    stray: dict[str, str] = field(default_factory=dict)
 
     def gpu(self, bus: str) -> bool:
         """The device is a GPU module or one of its functions: a GPU's audio, USB-C and UCSI functions share its
@@ -178,6 +180,9 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
     for bus, bits in early.items():
         if bus in out.devices:
             out.devices[bus].kinds += [name for _, name in bits]
+            out.claimed.update(ln.no for ln, _ in bits)
+        elif out.devices and (m := _BIT.search(bits[0][0].text)) is not None:  # an endpoint's bits, its head cut
+            out.stray.setdefault(bus, f"{m.group(1)}: {', '.join(dict.fromkeys(name for _, name in bits))}")
             out.claimed.update(ln.no for ln, _ in bits)
     for d in out.devices.values():
         d.kinds = list(dict.fromkeys(d.kinds))

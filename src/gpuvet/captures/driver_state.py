@@ -75,7 +75,8 @@ _KEY = lazy(r"Key was rejected by service|Required key not available|with unavai
 _UDEV_MODPROBE = lazy(r"Process '/sbin/modprobe (nvidia[\w-]*|amdgpu)' failed with exit code (\d+)")
 _PERSISTENCED_UNIT = lazy(r"nvidia-persistenced\.service\b")  # systemctl status' head ('● … - NVIDIA …')
 _PERSISTENCED_NONE = lazy(r"Failed to query NVIDIA devices")
-_PERSISTENCED_FAILED = lazy(r"nvidia-persistenced\.service: Failed with result|Failed to start (?:nvidia-"
+_PERSISTENCED_FAILED = lazy(r"nvidia-persistenced\.service: Failed with result|^\s*\u00d7 nvidia-persistenced\.service|"
+                            r"Failed to start (?:nvidia-"
                             r"persistenced\.service|NVIDIA Persistence Daemon)")
 # the NVIDIA installer's own errors (nvidia-installer.log or its console)
 _INSTALLER_BUILD = lazy(r"ERROR: (?:An error occurred while performing the step: \"Building kernel modules\"|"

@@ -34,6 +34,9 @@ _SPEED = re.compile(r"^(\d{1,7})Mb/s$")
 _FW = re.compile(r"^(\S+)")
 _BUS = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 MAX_PORTS = 256
+# ethtool's own lines where a query of the settings is refused (not run as root, a driver without it): 'Cannot get
+# wake-on-lan settings: Operation not permitted', 'Cannot get device settings: …', 'netlink error: …'; the block goes on
+_REFUSED = ("Cannot get ", "netlink error:")
 
 
 @dataclass
@@ -107,6 +110,8 @@ def _line(text: str, r: _Reading) -> bool:
         r.port().settings[m.group(1).strip()] = m.group(2)
         return True
     if r.block == "settings" and text.startswith(("\t\t", "                ")):  # a list's next line (link modes)
+        return True
+    if r.block == "settings" and text.startswith(_REFUSED):  # its own word on a query not allowed (not as root)
         return True
     if text.strip():
         r.block = None  # another tool's line, or the prose around: the block is over

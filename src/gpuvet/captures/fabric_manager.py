@@ -17,6 +17,8 @@ _STARTED = lazy(r"Successfully configured all the available NVSwitches|Started \
                 r"Active: active \(running\)", re.IGNORECASE)
 _FAILED = lazy(r"Control process exited, code=exited, status=\d+|Failed to start .*fabric ?manager|"
                r"nvidia-fabricmanager\.service failed|Active: failed|\bfailed! Exit code|"
+               # systemctl status' head line: systemd (>= 248) marks a unit that failed with '×' ('●' otherwise)
+               r"^\s*\u00d7 nv(?:idia)?-fabricmanager(?:\.service)?\b|"
                r"aborting fabric manager|"  # its own log: '…, aborting fabric manager'
                # a config file it cannot use ends the start before anything runs: 'fabric manager config
                # file item: FABRIC_NODE_CONFIG_FILE has an invalid value', 'failed to parse … config file'

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from gpuvet.captures import nccl_resweep
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.nccl_fallbacks import Fallback, fallback
 from gpuvet.captures.nccl_paths import NcclTopo, add
@@ -303,7 +304,7 @@ def parse(lines: list[Line]) -> NcclLog:
         quiet += [at] if len(out.failures) == before and _quiet(at) else []
         _traced(at, out, pending, before)
         _unwarned(at, out, first_frame)
-    _unnamed(out, quiet)
+    _unnamed(out, quiet, lines)
     wrapped(out, lines, _log_line, _TEXT)
     last_errors(out, lines, lambda at: _read(at, out, by_process), _TEXT)  # PyTorch's quote of NCCL's last WARN
     bootstrap = _socket_is_bootstrap(out.version, by_process)
@@ -332,12 +333,14 @@ def _quiet(at: LogLine) -> bool:
         or _PEER_REFUSED.search(msg) or benign(msg))
 
 
-def _unnamed(out: NcclLog, quiet: list[LogLine]) -> None:
+def _unnamed(out: NcclLog, quiet: list[LogLine], lines: list[Line]) -> None:
     """A WARN left quiet (its error-return trace did not follow to make it a failure) is still a lead, of a process
     whose log says nothing failed: beside another failure of the same process it is that failure's context (like
-    kernel_unknown's lines beside a named message). NET/Socket's 'message truncated' is one such: no failure word."""
+    kernel_unknown's lines beside a named message). NET/Socket's 'message truncated' is one such: no failure word.
+    So is NET/IB's benign 'client reregistration' that one process got again and again (nccl_resweep, of ``lines``)."""
     failed = {(f.at.host, f.at.pid) for f in out.failures}
     out.failures += [LogFailure("unnamed", at) for at in quiet if (at.host, at.pid) not in failed]
+    out.failures += nccl_resweep.repeated(lines, _log_line)  # the subnet manager re-sweeping one process's port
 
 
 # a net plugin's retry loop that ended well ('NET/FastSocket : Connected after 1000 retries', 'Accepted data socket')

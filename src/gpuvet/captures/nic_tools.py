@@ -252,9 +252,10 @@ def _ibstatus(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
 
 def _merge(first: Nic, second: Nic) -> Nic:
     layers = {p.port: p.link_layer for p in second.ports if p.link_layer != UNKNOWN}
+    theirs = {p.port for p in second.ports}
     ports = {p.port: p for p in second.ports} | {
         p.port: replace(p, link_layer=layers.get(p.port, p.link_layer)) if p.link_layer == UNKNOWN else p
-        for p in first.ports if p.rate_gbps is not None}
+        for p in first.ports if p.rate_gbps is not None or p.port not in theirs}  # or a port only the first read
     return replace(first, hca_type=first.hca_type or second.hca_type, firmware=first.firmware or second.firmware,
                    ports=tuple(ports[k] for k in sorted(ports)), bus_id=first.bus_id or second.bus_id,
                    numa_node=first.numa_node if first.numa_node is not None else second.numa_node,

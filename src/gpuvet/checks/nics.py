@@ -9,6 +9,7 @@ Ethernet card, down on every card alike) is not a fault."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -98,7 +99,24 @@ def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[
     if declared or port.link_layer != "Ethernet" or port.phys_state != "Disabled":
         return True
     return nic.hca_type is not None and any(p.port == port.port and p.state == ACTIVE and n.hca_type == nic.hca_type
-                                            for n, p in peers)
+                                            and _same_function(n, nic) for n, p in peers)
+
+
+_FUNCTION = re.compile(r"(?:^roce\w*?s[0-9a-f]{1,2}f|^[0-9a-fA-F:]{7,12}\.)([0-7])$")
+
+
+def _same_function(a: Nic, b: Nic) -> bool:
+    """Whether two devices are the same PCI function of their cards (or either's is not known)."""
+    fa, fb = _function(a), _function(b)
+    return fa is None or fb is None or fa == fb
+
+
+def _function(nic: Nic) -> str | None:
+    """The PCI function a RoCE device is (its bus id's, or its name's: rdma-core names it by its address,
+    'roceP2p1s0f1'): mlx5 gives each physical port of a card a function and a one-port device of its own, so a card's
+    second port is 'port 1' of function 1 and only another card's function 1 up says that port's rail is used."""
+    found = _FUNCTION.search(nic.bus_id or "") or _FUNCTION.search(nic.device)
+    return found.group(1) if found else None
 
 
 def _peers_up(nic: Nic, port: NicPort, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
@@ -106,7 +124,7 @@ def _peers_up(nic: Nic, port: NicPort, peers: Sequence[tuple[Nic, NicPort]]) -> 
     model's rail (a dual-port card's second port unplugged on every card has no such peer)."""
     return nic.hca_type is not None and any(
         n is not nic and n.hca_type == nic.hca_type and p.port == port.port and p.link_layer == port.link_layer
-        and p.state == ACTIVE for n, p in peers)
+        and p.state == ACTIVE and _same_function(n, nic) for n, p in peers)
 
 
 def summary(readings: NicReadings) -> str:
@@ -160,7 +178,7 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
         if not _expected_up(nic, port, declared, peers):
             return []
         state = f"{port.state}, physical {port.phys_state}" + (f"; read {', then '.join(port.seen)} before"
-                                                                if port.seen else "")
+                                                                if port.seen else "") + _unswept(nic, port)
         # a port the design declares, or one of an HCA the node itself carries, is required: down, it drains the
         # node; in a captured fragment with no design the Active ports of its model beside it say the rail is
         # used (the peers inside the capture); a lone port, or one no Active peer shares the model of, warns
@@ -175,6 +193,15 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
                            f"{rate:g} Gb/s ({basis})",
                            f"{look}; " + vendor_tools.NIC_RATE_FIX.format(dev=nic.device, port=port.port), where)]
     return []
+
+
+def _unswept(nic: Nic, port: NicPort) -> str:
+    """INIT (or ARMED): the link trained and no subnet manager made the port ACTIVE (IBTA's port states)."""
+    if port.state not in ("INIT", "ARMED"):
+        return ""
+    zero = nic.node_guid is not None and not nic.node_guid.replace("0x", "").strip("0:")
+    return (": the link is up, no subnet manager has brought the port to ACTIVE"
+            + ("; its node GUID reads zero" if zero else ""))
 
 
 def counters_at_limit(readings: NicReadings) -> list[NicVerdict]:

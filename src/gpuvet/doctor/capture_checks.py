@@ -337,6 +337,8 @@ def _unnamed_below(parsed: AerParse, d: AerDevice) -> str:
     sent = [s for s in d.sources if s != d.bus and s not in parsed.devices and s != "0000:00:00.0"]
     if sent:
         return f"{', '.join(sent)} (the port's message names it; no line of its own says what device it is)"
+    if parsed.stray:  # an endpoint's own error bits (its driver's name), its severity line cut: the link's other end
+        return "; ".join(f"{bus} ({said}, its own AER lines)" for bus, said in parsed.stray.items())
     return "the module below it is not named in the log"
 
 

@@ -131,7 +131,26 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
         named = _family(logs, label, items) if kind in ("init", *_RUNTIME) and first.at.lib != "HCCL" else None
         out.append(found if named is None else _as_p2p(found, named[1]) or _async_event(_family_cause(replace(
             found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence}))))
-    return out
+    return _peer_unreachable(out)
+
+
+def _peer_unreachable(found: list[Finding]) -> list[Finding]:
+    """NET/IB's completion status 12 (IBV_WC_RETRY_EXC_ERR: the transport retry counter ran out, the peer's port never
+    acknowledged) on two or more connections (the peer's address and port) towards the same peer node: no one
+    connection's bad luck but the path to that node down or the node gone (NCCL's troubleshooting: the network
+    between them); critical on each. One connection, however often quoted, warns."""
+
+    def peer(f: Finding) -> str | None:
+        said, status = f.evidence.get("peer"), f.evidence.get("status")
+        ok = f.evidence.get("kind") == "nccl_ib_completion" and isinstance(status, str) and status.startswith("12 ")
+        return said if ok and isinstance(said, str) else None
+
+    connections: dict[str, set[str]] = {}
+    for f in found:
+        if (p := peer(f)) is not None:
+            connections.setdefault(p.split("<", 1)[0], set()).add(p)
+    return [replace(f, severity="critical") if (p := peer(f)) and len(connections[p.split("<", 1)[0]]) > 1 else f
+            for f in found]
 
 
 # NET/IB's async event line: 'mlx5_0:1 Got async event : port error' (the HCA and port from 2.12 on; 2.27's 'mlx5_0:1
@@ -158,6 +177,13 @@ def _async_event(found: Finding) -> Finding:
     if m.group("event").startswith("local catastrophic error"):  # not a queue's ('SRQ catastrophic error')
         return replace(found, cause="nic_firmware_fatal", severity=fault("nic_firmware_fatal").severity,
                        module=module, evidence=evidence)
+    if m.group("event").startswith("client reregistration"):  # repeated (captures/nccl_resweep): the SM's sweeps
+        from gpuvet.captures import nccl_resweep
+
+        host = host if host and ":" not in host else str(log).split(":", 1)[0].strip() or None
+        return replace(found, module=" ".join(x for x in (host, hca or "HCA") if x) if host else found.module,
+                       title=nccl_resweep.TITLE, evidence={**evidence, "meaning": nccl_resweep.MEANING},
+                       fix=nccl_resweep.FIX)
     return replace(found, module=module, evidence=evidence)
 
 
