@@ -113,3 +113,24 @@ def test_a_container_cli_block_cut_before_its_bus_is_the_gpu_its_minor_names() -
     listed = env_report.listing(clean(text + "\n").lines)
     assert [(m.bus_id, m.product) for m in listed.modules] == [("0000:11:00.0", "NVIDIA A100-SXM"), ("0000:0B:00.0", "")]
     assert listed.driver == "515.86.01" and listed.cuda == "11.7"
+
+
+SYNC_TIMEOUT = """RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:390 NPU function error: \
+aclrtSynchronizeDevice, error code is 507046
+[ERROR] 2025-03-01-09:00:00 (PID:5150, Device:1, RankID:1) ERR00100 PTA call acl api failed
+[Error]: In the specified timeout waiting event, all tasks in the specified stream are not completed.
+EE1002: 2025-03-01-09:00:00.000.001 Stream synchronize timeout. rtDeviceSynchronize execute failed, \
+reason=[stream sync timeout]
+        TraceBack (most recent call last):
+        wait for compute device to finish failed, runtime result = 507046.[FUNC:ReportCallError][FILE:log_inner.cpp]\
+[LINE:161]
+"""
+
+
+def test_torch_npus_code_and_the_runtimes_own_code_under_it_are_one_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """torch_npu's 'error code is 507046' and the runtime's 'EE1002: Stream synchronize timeout' under it are one
+    stream timeout: one finding (the runtime's, with its reason), not one per line."""
+    found = _findings(tmp_path, capsys, SYNC_TIMEOUT)
+    assert list(found.values()) == ["warn"] and {c for c, _ in found} == {"npu_runtime_error"}

@@ -95,6 +95,9 @@ def parse(lines: list[Line]) -> AppErrorsParse:
             continue
         cls, said = found
         last = _claim(lines, i, out)
+        if cls in ("timeout", "exception") and _said_by_runtime(lines, i):
+            out.notes.append(f"line {lines[i].no}: {said}: the runtime's own code under it says this failure")
+            continue
         if cls == "none" or cls == "timeout" and stalled:
             why = "read, nothing wrong" if cls == "none" else "the stalled collective's timeout, said by it"
             out.notes += [f"line {lines[i].no}: {said}: {why}"] if stalled or "support" in said else []
@@ -108,6 +111,16 @@ def parse(lines: list[Line]) -> AppErrorsParse:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"Ascend runtime codes: {len(out.claimed)} line(s) read ({kinds})")
     return out
+
+
+def _said_by_runtime(lines: list[Line], i: int) -> bool:
+    """Whether the runtime's own code opens a line under the code's (EE1002: Stream synchronize timeout …, which
+    ascend_errors reads with its reason): the same failure, said once (R5C)."""
+    for j in range(i + 1, min(len(lines), i + _TRACED)):
+        em = _EM_CODE.match(lines[j].text)
+        if em is not None and em["title"] is None and not read_apart(em["code"]) and "[ERROR]" not in lines[j].text:
+            return True
+    return False
 
 
 def _traced_by_runtime(lines: list[Line], i: int) -> bool:
