@@ -154,3 +154,10 @@ def test_retry_exceeded_towards_one_peer_on_several_gpus_is_critical_one_alone_w
     }
     apart = _completion(4, 1788, "10.7.0.50<46608>") + _completion(0, 1784, "10.7.0.51<36502>")
     assert set(capture_findings(tmp_path, apart).values()) == {"warn"}  # two peers: no one path down
+
+
+def test_ibstats_initializing_is_the_init_state_no_subnet_manager_moved(tmp_path: Path) -> None:
+    text = _ibstat_ca("mlx5_0", "Initializing", "LinkUp").replace("Ethernet", "InfiniBand")
+    found = capture_json(tmp_path, text)["findings"]
+    assert isinstance(found, list) and [(f["cause"], f["severity"]) for f in found] == [("nic_port_down_undeclared", "warn")]
+    assert "no subnet manager" in str(found[0]["evidence"]["reading"])

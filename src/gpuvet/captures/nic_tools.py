@@ -152,7 +152,7 @@ def _word(text: str | None) -> str:
     if not text:
         return "unknown"
     word = re.sub(r"\s*\(\d+\)\s*$", "", text.split(":", 1)[-1].strip())
-    word = word.removeprefix("PORT_")
+    word = "INIT" if word == "Initializing" else word.removeprefix("PORT_")  # ibstat's name of INIT (ibstat.c)
     return _PHYS.get(word.upper(), word.upper() if word.upper() in ("ACTIVE", "DOWN", "INIT", "ARMED") else word)
 
 
