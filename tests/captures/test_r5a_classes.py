@@ -90,3 +90,11 @@ def test_healthy_smu_lines_stay_clear(tmp_path: Path) -> None:
         f"[    4.2] {_BUS}SMU is resumed successfully!",
     ]
     assert not {k: s for k, s in capture_findings(tmp_path, "\n".join(lines) + "\n").items() if s != "info"}
+
+
+def test_xpu_manager_service_not_ready_is_the_driver_stacks_state(tmp_path: Path) -> None:
+    # intel/xpumanager's CLI when xpumd is not ready (its Level Zero init, or the daemon): as xpu-smi's Level Zero error
+    text = "$ xpumcli -v\nError: XPUM Service Status Error.\n"
+    assert capture_findings(tmp_path, text) == {("api_reports_driver_state", None): "warn"}
+    healthy = "$ xpu-smi -v\nCLI:\n    Version: 1.2.13.20230704\n    Build ID: 7a0d1a1c\n"
+    assert not {k: s for k, s in capture_findings(tmp_path, healthy).items() if s != "info"}

@@ -134,7 +134,9 @@ _WORDS = (  # the tools' own words for an init that failed: xpumd's and xpu-smi'
     (
         "ZE_RESULT_ERROR_UNINITIALIZED",
         r"(?:\bxpum\w*\s+)?\bLevelZeroInitializationException|\bLevel Zero Initiali[sz]ation "
-        r"Error|(?:\b\w+::\w+\s+)?\bzeInit (?:error|failed)\b(?!\s*:\s*ZE_RESULT_)",
+        r"Error|(?:\b\w+::\w+\s+)?\bzeInit (?:error|failed)\b(?!\s*:\s*ZE_RESULT_)|"
+        # R5A: xpumcli/xpu-smi finding xpumd not ready (intel/xpumanager): its Level Zero init or the daemon itself
+        r"\bXPUM Service Status Error\b",
     ),
     ("HLML_ERROR_UNINITIALIZED", r"\bFailed to initiali[sz]e HLML|\bhlml_init(?:\(\))? failed\b(?!:\s*HLML)"),
     ("AMDSMI_STATUS_INIT_ERROR", r"\bUnable to initiali[sz]e amdsmi|\bamdsmi_init(?:\(\))? failed\b(?!:\s*AMDSMI_STATUS_)"),
@@ -203,6 +205,7 @@ ZE_WORDS = (
     "zefence",
     "level zero",
     "levelzero",
+    "xpum service status",
 )
 KEY_WORDS = (
     *ZE_WORDS,
