@@ -98,3 +98,17 @@ def test_xpu_manager_service_not_ready_is_the_driver_stacks_state(tmp_path: Path
     assert capture_findings(tmp_path, text) == {("api_reports_driver_state", None): "warn"}
     healthy = "$ xpu-smi -v\nCLI:\n    Version: 1.2.13.20230704\n    Build ID: 7a0d1a1c\n"
     assert not {k: s for k, s in capture_findings(tmp_path, healthy).items() if s != "info"}
+
+
+def test_bare_powerplay_lines_of_a_drm_kmod_console_read_as_the_prefixed_ones(tmp_path: Path) -> None:
+    from gpuvet.captures.kernel import AMD_NO_BUS
+
+    text = (
+        "[drm:amdgpu_ucode_print_smc_hdr] ucode_start_addr: 131072\n"
+        "[AVFS] Something is broken. See log!\n"
+        " failed to send message 254 ret is 0 \n\n"
+        " failed to send pre message 14a ret is 0 \n"
+    )
+    assert capture_findings(tmp_path, text) == {("module_needs_reset", AMD_NO_BUS): "critical"}
+    other = "[    2.000000] nvidia 0000:01:00.0: enabling device (0000 -> 0003)\n failed to send message 254 ret is 0 \n"
+    assert not any("AMD" in (m or "") for _, m in capture_findings(tmp_path, other))

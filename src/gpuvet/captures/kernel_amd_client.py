@@ -49,6 +49,7 @@ _STRONGER = frozenset(
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
     """``out`` with each amd_page_fault event whose status lines name a firmware client (MP0, MP1) on the same module
     read as amd_firmware_page_fault, and the SMU's unanswered messages left to a stronger event of their module."""
+    _bare_powerplay(lines, out, marks)
     stronger = {e.module for e in out.events if e.kind in _STRONGER}
     out.events = [e for e in out.events if e.kind != "amd_smu_no_answer" or e.module not in stronger]
     if not any(e.kind == "amd_page_fault" for e in out.events):
@@ -66,3 +67,29 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
 def _own(module: str, at: int, clients: list[Line]) -> bool:
     """A firmware client's line just after the fault line ``at``, on the same module (its bus id, any case)."""
     return any(0 < ln.no - at <= _AFTER and module.lower() in ln.text.lower() for ln in clients)
+
+
+# powerplay's SMU lines as FreeBSD's drm-kmod port prints them, bare (no 'amdgpu' prefix, no bus id): smu7_smumgr.c's
+# ' failed to send message 254 ret is 0 ' (and its 'pre message'), the AVFS set-up's '[AVFS] Something is broken'
+_BARE = {
+    "amd_recovery_failed": re.compile(r"^\s*failed to send (?:pre )?message [0-9a-fA-F]{1,4} ret is 0\s*$"),
+    "amd_smu_no_answer": re.compile(r"^\s*\[AVFS\] Something is broken\b"),
+}
+
+
+def _bare_powerplay(lines: list[Line], out: KernelParse, marks: Marks | None) -> None:
+    """Bare powerplay lines in a text whose other lines show amdgpu (a drm-kmod console log): the same kinds as the
+    prefixed lines (kernel.py, kernel_phrases), on the module no line places."""
+    from gpuvet.captures.kernel import AMD_NO_BUS, KernelEvent
+
+    found: dict[str, list[Line]] = {}
+    for i in holding(lines, ("failed to send", "[AVFS]"), marks):
+        ln = lines[i]
+        kind = next((k for k, p in _BARE.items() if ln.no not in out.claimed and p.match(ln.text)), None)
+        if kind is not None:
+            found.setdefault(kind, []).append(ln)
+    if not found or not any("amdgpu" in lines[i].text for i in holding(lines, ("amdgpu",), marks)):
+        return
+    for kind, own in found.items():
+        out.events.append(KernelEvent(kind, AMD_NO_BUS, own[0].text.strip()[:240], own[0].no, len(own)))
+        out.claimed.update(ln.no for ln in own)
