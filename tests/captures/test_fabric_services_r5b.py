@@ -161,3 +161,14 @@ def test_ibstats_initializing_is_the_init_state_no_subnet_manager_moved(tmp_path
     found = capture_json(tmp_path, text)["findings"]
     assert isinstance(found, list) and [(f["cause"], f["severity"]) for f in found] == [("nic_port_down_undeclared", "warn")]
     assert "no subnet manager" in str(found[0]["evidence"]["reading"])
+
+
+def test_a_failed_dcgm_unit_is_the_host_engine_down_an_active_one_nothing(tmp_path: Path) -> None:
+    for text in (
+        "\u00d7 nvidia-dcgm.service - NVIDIA DCGM service\n     Active: failed (Result: exit-code) since Tue\n",
+        "\u25cf nvidia-dcgm.service - NVIDIA DCGM service\n     Loaded: loaded\n     Active: failed (Result: signal)\n",
+        "Dec 01 09:12:44 node7 systemd[1]: Failed to start NVIDIA DCGM service.\n",
+    ):
+        assert capture_findings(tmp_path, text) == {("dcgm_hostengine_down", None): "info"}
+    active = "\u25cf nvidia-dcgm.service - NVIDIA DCGM service\n     Active: active (running) since Tue\n"
+    assert capture_findings(tmp_path, active) == {}

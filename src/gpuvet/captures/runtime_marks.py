@@ -46,7 +46,7 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              "DESIRED", "Init Containers:", "XidCritical", "XID 45", "Xid 45", "interfaces were detected",
              "manage_network_ifs",
              # R5B (captures/exporter_text.py, its MARKS): a non-GPU exporter's Prometheus text
-             "# TYPE ", "# HELP ",
+             "# TYPE ", "# HELP ", "dcgm.service", "hostengine.service", "DCGM service",
              # R3A (captures/job_view.py, its MARKS): pyxis/enroot, cgroup.conf, a cgroup's device filter
              "pyxis", "enroot", "98-nvidia", "Command not found: nvidia-container-cli", "ConstrainCores",
              "ConstrainDevices", "cgroup.conf", "cgroup_device",
