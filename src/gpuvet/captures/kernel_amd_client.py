@@ -70,10 +70,11 @@ def _own(module: str, at: int, clients: list[Line]) -> bool:
 
 
 # powerplay's SMU lines as FreeBSD's drm-kmod port prints them, bare (no 'amdgpu' prefix, no bus id): smu7_smumgr.c's
-# ' failed to send message 254 ret is 0 ' (and its 'pre message'), the AVFS set-up's '[AVFS] Something is broken'
+# ' failed to send message 254 ret is 0 ' (and its 'pre message'), the AVFS set-up's '[AVFS] Something is broken'; a
+# line indented further is a wrapped message's continuation or a trace's (kernel_wrapped joins the former)
 _BARE = {
-    "amd_recovery_failed": re.compile(r"^\s*failed to send (?:pre )?message [0-9a-fA-F]{1,4} ret is 0\s*$"),
-    "amd_smu_no_answer": re.compile(r"^\s*\[AVFS\] Something is broken\b"),
+    "amd_recovery_failed": re.compile(r"^ ?failed to send (?:pre )?message [0-9a-fA-F]{1,4} ret is 0\s*$"),
+    "amd_smu_no_answer": re.compile(r"^ ?\[AVFS\] Something is broken\b"),
 }
 
 
