@@ -117,6 +117,9 @@ EVIDENCED_BY["captured_links"] |= {"sysfs PCIe link"}
 # session 63 (R4B, captures/xid_reports.py): a report's or a poster's sentence naming the Xids a node logged ("Xid 48 /
 # 171 on GPU2 (0000:9c:00)", "Xid 149, NETIR_LINK_DOWN Fatal") is the driver's Xids as the poster quotes them
 EVIDENCED_BY["xid_log"] |= {"error messages quoted in a poster's words"}
+# session 63 (R5B): ethtool's own settings ('Link detected: yes', Speed, Duplex), read past its 'Cannot get' lines, are
+# a NIC port's state as ibstat's are
+EVIDENCED_BY["nic_ports"] |= {"ethtool"}
 
 
 def _playbook_checks() -> set[str]:
