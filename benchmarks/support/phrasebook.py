@@ -11,6 +11,8 @@ import argparse
 import contextlib
 import io
 import json
+import re
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -100,3 +102,46 @@ def placed(
     if mine:
         return "severity" if not any(f["severity"] == said for f in mine) else misplaced
     return "generic" if found else "refused" if code == 2 else "clear"
+
+
+_SOURCE = re.compile(r"(\b[\w]+\.cc:\d+)")
+_LINKED = r"[\1](http://\1/)"  # GitHub's autolink of a name that looks like a host
+# bare, quoted by a poster ('> ' with GitHub's links of 'file.cc:N'), and in a Markdown code fence
+POSTED: dict[str, Callable[[str], str]] = {
+    "bare": lambda t: t,
+    "quoted": lambda t: "\n".join("> " + _SOURCE.sub(_LINKED, ln) for ln in t.splitlines()),
+    "fenced": lambda t: f"Here is what I get:\n```\n{t}\n```",
+}
+
+
+def run_posted(doc: str | None, argv: list[str] | None, data: Path) -> int:
+    """A phrasebook whose file holds ``faults`` (name, source, text, cause, severity, module: '' for any) and
+    ``healthy`` (name, text), each framed as POSTED: the verdicts tallied per source, the healthy ones said."""
+    show = shown(doc, argv)
+    book = json.loads(data.read_text(encoding="utf-8"))
+    faults: dict[str, Counter[str]] = {}
+    healthy: Counter[str] = Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "capture.txt"
+        for entry in book["faults"]:
+            tally = faults.setdefault(entry["source"], Counter())
+            want = entry["module"]
+            for frame, framed in POSTED.items():
+                code, found = run(framed(entry["text"]), where)
+                verdict = placed(
+                    entry["cause"], entry["severity"], code, found, False,
+                    lambda m, want=want: not want or m == want, "misplaced",
+                )  # fmt: skip
+                tally[verdict] += 1
+                if verdict in show:
+                    print(f"{verdict:>9} {entry['name']} [{frame}]: {found}")
+        for entry in book["healthy"]:
+            for frame, framed in POSTED.items():
+                code, found = run(framed(entry["text"]), where)
+                verdict = placed(None, "", code, found, False, lambda _m: True, "right")
+                healthy[verdict] += 1
+                if verdict in show:
+                    print(f"{verdict:>9} {entry['name']} [{frame}]: {found}")
+    print_faults("source", 14, faults, ("right", "severity", "misplaced", "generic", "clear", "refused"))
+    print(healthy_said(healthy))
+    return 0
