@@ -149,8 +149,8 @@ def test_retry_exceeded_towards_one_peer_on_several_gpus_is_critical_one_alone_w
     assert one == {("collective_runtime_error", "cn07 GPU 4"): "warn"}
     both = _completion(4, 1788, "10.7.0.50<46608>") + _completion(0, 1784, "10.7.0.50<36502>")
     assert capture_findings(tmp_path, both) == {
-        ("collective_runtime_error", "cn07 GPU 4"): "critical",
-        ("collective_runtime_error", "cn07 GPU 0"): "critical",
+        ("nccl_peer_unreachable", "cn07 GPU 4"): "critical",
+        ("nccl_peer_unreachable", "cn07 GPU 0"): "critical",
     }
     apart = _completion(4, 1788, "10.7.0.50<46608>") + _completion(0, 1784, "10.7.0.51<36502>")
     assert set(capture_findings(tmp_path, apart).values()) == {"warn"}  # two peers: no one path down

@@ -51,14 +51,16 @@ _XID_CODE = re.compile(r"\"(\d{1,3})\"\s*:\s*true")
 _PROGRAM_XIDS = frozenset({13, 31, 43, 45})
 # a metric's Xid 45 count beside a node (NVSentinel's, a Prometheus table): prose or table that names Xid 45
 _XID45 = re.compile(r"\bXID[ _]?45\b", re.I)
-_COUNT_ROW = re.compile(r"^(?:\s*[A-Za-z][\w.-]{0,62}\s+\d[\d,]{0,12}(?:\s+<--)?\s*){1,8}$")
+# one blank run between fields and none twice in a row (each item ends on its blanks or the end): linear on long blanks
+_COUNT_ROW = re.compile(r"^\s*(?:[A-Za-z][\w.-]{0,62}\s+\d[\d,]{0,12}(?:\s+<--)?(?:\s+|$)){1,8}$")
+_ROW_MOST = 400  # characters: a count row is a node's name and a few numbers
 # manage_network_ifs.sh --status: an accel's name on its own line, then its interfaces or 'no interfaces were detected'
 _ACCEL = re.compile(r"^\s*(accel\d{1,3})\s*$")
 _NO_IFS = re.compile(r"no (?:habanalabs )?(?:network )?interfaces were detected", re.I)
 # a PCIe SKU's name (whose NVLink, bridged at all, has fewer links than an SXM module's) and an NVLink or P2P check
 _PCIE_SKU = re.compile(r"\b(?:H100|H200|A100|A800|H800)[ -]?(?:PCIe|NVL)\b|\bNC\w{0,12}H100\w{0,4}v5\b|\bNCv5\b", re.I)
 _NVLINK_CHECK = re.compile(r"nvlinks? inactive|check_nvlink", re.I)
-_P2P_BW = re.compile(r"\bP2P\b.*?\bBandwidth\s+([\d.]+)\s+is less than\s+([\d.]+)", re.I)
+_P2P_BW = re.compile(r"\bP2P\b.*?\bBandwidth\s+(\d{1,9}(?:\.\d{1,9})?)\s+is less than\s+(\d{1,9}(?:\.\d{1,9})?)", re.I)
 _PCIE_MOST = 64.0  # GB/s: more than a PCIe Gen5 x16 link carries one way, so an NVLink bridge carried it
 
 
@@ -157,9 +159,11 @@ def _xid45_counts(lines: list[Line], out: AppErrorsParse) -> None:
     """Xid 45 counted per node (a metric's table or a sentence): the driver's cleanup of a process's channels, as
     many on every node of a job; said, never a fault."""
     said = [ln for ln in lines if _XID45.search(ln.text)]
-    rows = [ln for ln in lines if _COUNT_ROW.match(ln.text) and re.search(r"\d{2,}", ln.text)]
     if not said:
         return
+    near = {n for ln in said for n in range(ln.no - 40, ln.no + 41)}  # the table beside what names Xid 45, not any
+    rows = [ln for ln in lines if ln.no in near and len(ln.text) <= _ROW_MOST and _COUNT_ROW.match(ln.text)
+            and re.search(r"\d{2,}", ln.text)]
     out.claimed.update(ln.no for ln in (*said, *rows))
     out.notes.append(
         f"Xid 45 counted (line {said[0].no}{f', {len(rows)} row(s) of counts per node' if rows else ''}):"

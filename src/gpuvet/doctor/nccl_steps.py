@@ -138,7 +138,7 @@ def _peer_unreachable(found: list[Finding]) -> list[Finding]:
     """NET/IB's completion status 12 (IBV_WC_RETRY_EXC_ERR: the transport retry counter ran out, the peer's port never
     acknowledged) on two or more connections (the peer's address and port) towards the same peer node: no one
     connection's bad luck but the path to that node down or the node gone (NCCL's troubleshooting: the network
-    between them); critical on each. One connection, however often quoted, warns."""
+    between them): nccl_peer_unreachable on each. One connection, however often quoted, warns."""
 
     def peer(f: Finding) -> str | None:
         said, status = f.evidence.get("peer"), f.evidence.get("status")
@@ -149,8 +149,11 @@ def _peer_unreachable(found: list[Finding]) -> list[Finding]:
     for f in found:
         if (p := peer(f)) is not None:
             connections.setdefault(p.split("<", 1)[0], set()).add(p)
-    return [replace(f, severity="critical") if (p := peer(f)) and len(connections[p.split("<", 1)[0]]) > 1 else f
-            for f in found]
+    from gpuvet.knowledge import fault
+
+    severity = fault("nccl_peer_unreachable").severity
+    return [replace(f, cause="nccl_peer_unreachable", severity=severity)
+            if (p := peer(f)) and len(connections[p.split("<", 1)[0]]) > 1 else f for f in found]
 
 
 # NET/IB's async event line: 'mlx5_0:1 Got async event : port error' (the HCA and port from 2.12 on; 2.27's 'mlx5_0:1
