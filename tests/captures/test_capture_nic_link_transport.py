@@ -6,23 +6,16 @@ ones stay clear."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from gpuvet.cli.app import main
+from tests.support.helpers import doctor_triples
 
 HW = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters"
 
 
-def _doctor(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[tuple[str, str, str]]]:
-    path = tmp_path / "capture.txt"
-    path.write_text(text + "\n", encoding="utf-8")
-    code = main(["doctor", "--from", str(path), "--json"])
-    out = capsys.readouterr().out
-    found = json.loads(out)["findings"] if out.strip() else []
-    return code, [(f["cause"], f["severity"], f.get("module") or "") for f in found]
+_doctor = doctor_triples  # tests/support/helpers.py
 
 
 def _warns(found: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:

@@ -7,24 +7,17 @@ pci.c; linux-rdma/perftest src/perftest_resources.h); benchmarks/nic_phrasebook.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from gpuvet.cli.app import main
+from tests.support.helpers import doctor_triples
 
 BUS = "0000:3b:00.0"
 OK = f"[    4.101000] mlx5_core {BUS}: firmware version: 28.39.1002"
 
 
-def _doctor(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[tuple[str, str, str]]]:
-    path = tmp_path / "capture.txt"
-    path.write_text(text + "\n", encoding="utf-8")
-    code = main(["doctor", "--from", str(path), "--json"])
-    out = capsys.readouterr().out
-    found = json.loads(out)["findings"] if out.strip() else []
-    return code, [(f["cause"], f["severity"], f.get("module") or "") for f in found]
+_doctor = doctor_triples  # tests/support/helpers.py
 
 
 @pytest.mark.parametrize(

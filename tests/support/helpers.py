@@ -62,6 +62,18 @@ def doctor_capture(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str
     return code, json.loads(out)
 
 
+def doctor_triples(text: str, tmp_path: Path,
+                   capsys: pytest.CaptureFixture[str]) -> tuple[int, list[tuple[str, str, str]]]:
+    """``gpuvet doctor --from`` on ``text`` (a newline added): the exit code and each finding as (cause, severity,
+    module or ''); no findings where doctor printed nothing (a refusal)."""
+    path = tmp_path / "capture.txt"
+    path.write_text(text + "\n", encoding="utf-8")
+    code = main(["doctor", "--from", str(path), "--json"])
+    out = capsys.readouterr().out
+    found = json.loads(out)["findings"] if out.strip() else []
+    return code, [(f["cause"], f["severity"], f.get("module") or "") for f in found]
+
+
 def found_causes(data: dict[str, Any]) -> set[tuple[str, str | None]]:
     """The (cause, module) of each finding of a doctor --json answer."""
     return {(f["cause"], f.get("module")) for f in data["findings"]}
