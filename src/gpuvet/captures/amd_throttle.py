@@ -29,7 +29,7 @@ def read(lines: list[Line], out: ListedParse) -> None:
     said = [ln for ln in lines if ("HROTTLE" in ln.text or "hrottle" in ln.text) and _STATUS.search(ln.text)]
     if not said:
         return
-    header = next((i for i, ln in enumerate(lines) if _ROW.match(ln.text) and "throttle_status" in ln.text), None)
+    header = next((i for i, ln in enumerate(lines) if "throttle_status" in ln.text and _ROW.match(ln.text)), None)
     rows = []
     if header is not None:
         for ln in lines[header + 1 :]:
