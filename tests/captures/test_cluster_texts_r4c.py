@@ -157,3 +157,20 @@ def test_an_nhc_nvlink_check_on_a_pcie_gpu_is_the_checks_expectation(tmp_path: P
     assert pcie == {("health_check_expects_other_design", None): "info"}
     sxm = capture_findings(tmp_path, "Node: ND96isr_H100_v5, 8x H100 SXM\n" + _NHC)
     assert set(sxm.values()) == {"warn"}
+
+
+def test_a_padded_line_beside_an_xid_45_count_is_read_not_backtracked(tmp_path: Path) -> None:
+    # REV63: the count-row pattern had adjacent blank runs: a 12,000-blank tail took doctor 59 s (a hang here would
+    # run into pytest's timeout); the rows beside 'Xid 45' are still read as counts
+    text = "Xid 45 per node over the last day:\nnode001 120\nnode002 118\n" + "a 1 " + "b 2 " * 6 + " " * 20000 + "x\n"
+    code, data = doctor_text(tmp_path, text)
+    assert code != 2
+    notes = " ".join(str(n) for n in data["notes"])
+    assert "Xid 45 counted" in notes and "2 row(s) of counts per node" in notes
+
+
+def test_an_nhc_bandwidth_that_is_no_number_is_read_not_a_crash(tmp_path: Path) -> None:
+    # REV63: float('1.2.3') escaped doctor; a malformed figure is no P2P measurement to compare
+    line = "ERROR: nhc: Health check failed: check_p2p: P2P Bandwidth 1.2.3 is less than 40\n"
+    found = capture_findings(tmp_path, "NC40ads_H100_v5 H100 PCIe node\n" + line)
+    assert found == {("node_health_check_failed", None): "warn"}
