@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from gpuvet.doctor.model import Finding, finding
 from gpuvet.doctor.outcome import MEDIUM
+from gpuvet.knowledge import threshold
 
 if TYPE_CHECKING:
     from gpuvet.captures.records import SmiTextModule
@@ -31,9 +32,6 @@ NOTE = "setting_worth_noting"
 UNREPORTED = "module_reading_unreported"
 ECC = "ECC Mode/Current"
 CAP = "GPU Power Readings/Current Power Limit"
-FULL = 0.95  # a share of the memory in use that leaves a new process almost nothing
-IDLE_PCT = 5.0
-CAP_SHARE = 0.9  # a cap below this share of its peers' is set apart from them
 _NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
 _SETTINGS = (("MIG Mode/Current", "MIG mode"), ("Persistence Mode", "persistence mode"))
 _READINGS = (
@@ -101,7 +99,7 @@ def _caps(group: list[SmiTextModule]) -> list[Finding]:
             said=f"{_gpu(m)}: power cap {caps[m.bus_id]:g} W, below its peers' {top:g} W (the same model on this node)",
         )
         for m in group
-        if m.bus_id in caps and caps[m.bus_id] < CAP_SHARE * top
+        if m.bus_id in caps and caps[m.bus_id] < threshold("peer_power_cap_share") * top
     ]
 
 
@@ -149,7 +147,9 @@ def _readings(group: list[SmiTextModule]) -> list[Finding]:
 def _held(m: SmiTextModule) -> Finding | None:
     used, total = _value(m, "FB Memory Usage/Used"), _value(m, "FB Memory Usage/Total")
     busy = _value(m, "Utilization/Gpu")
-    if used is None or not total or busy is None or busy > IDLE_PCT or used < FULL * total:
+    if used is None or not total or busy is None or busy > threshold("idle_busy_pct"):
+        return None
+    if used < threshold("idle_memory_full_share") * total:
         return None
     return finding(
         NOTE,
