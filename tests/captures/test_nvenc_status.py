@@ -36,6 +36,7 @@ def test_each_program_framing_of_an_open_session_status_is_its_code() -> None:
             nvenc_status.SESSIONS,
         ),
         ("Error: NvEnc: NvEncOpenEncodeSessionEx() failed: NV_ENC_ERR_NO_ENCODE_DEVICE", "app_nvenc_unsupported"),
+        ("[h264_nvenc @ 0x5] EncodePicture failed!: device does not exist (5): (no details)", nvenc_status.LOST),
         ("[h264_nvenc @ 0x5] nvEncInitializeEncoder failed: invalid version (15)", "app_nvenc_driver_old"),
         ("[h264_nvenc @ 0x5] EncodePicture failed!: generic error (20)", "app_nvenc_failed"),
         ("[h264_nvenc @ 0x5] Failed locking bitstream buffer: encoder busy (18)", "app_nvenc_failed"),
@@ -78,3 +79,18 @@ def test_batch_ag_rows(tmp_path: Path) -> None:
     assert capture_findings(tmp_path, nvenc) == {("api_reports_driver_state", "bus id not in the log"): "warn"}
     miner = (AG / "miner_gringoldminer68_illegaladdress_gtx1070.txt").read_text()
     assert capture_findings(tmp_path, miner) == {("module_unstable_compute", "GPU #4"): "warn"}
+
+
+def test_no_encoder_on_the_model_is_one_verdict_however_it_is_said(tmp_path: Path) -> None:
+    """NVENCSTATUS 1/2 (no encode device, unsupported device) and ffmpeg's 'No capable devices found' are the same
+    fact, a model without NVENC: info, the request not offered; 5 (the device gone, to be reinitialised) is the
+    driver's state: warn."""
+    for line in (
+        "[h264_nvenc @ 0x55d1c0] OpenEncodeSessionEx failed: unsupported device (2): (no details)",
+        "[hevc_nvenc @ 0x55d1c0] OpenEncodeSessionEx failed: no encode device (1): (no details)",
+        "Error: NvEnc: NvEncOpenEncodeSessionEx() failed: NV_ENC_ERR_UNSUPPORTED_DEVICE",
+        "[h264_nvenc @ 0x55d1c0] No capable devices found",
+    ):
+        assert capture_findings(tmp_path, line + "\n") == {("encoder_not_offered", "bus id not in the log"): "info"}
+    lost = "[h264_nvenc @ 0x55d1c0] EncodePicture failed!: device does not exist (5): (no details)\n"
+    assert capture_findings(tmp_path, lost) == {("api_reports_driver_state", "bus id not in the log"): "warn"}

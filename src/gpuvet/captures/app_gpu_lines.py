@@ -22,7 +22,8 @@ else 'GPU #N' as the program numbers it. Each message is one fact:
     ffmpeg    Driver does not support the required nvenc API version. Required: 12.2 Found: 12.1
               Cannot load libnvidia-encode.so.1 / OpenEncodeSessionEx failed: unsupported device (2) /
               Failed locking bitstream buffer: invalid param (8) / Failed to initialise VAAPI connection
-        the encoder refused by the driver, its libraries (a container's) or the product (no NVENC, its sessions)
+        the encoder refused by the driver, its libraries (a container's), its sessions, or absent from the
+        product (no NVENC: the request the card does not offer, info; nvenc_status reads the codes)
 
 Their healthy lines (hashrates, shares, device lists, health readings, 'fan speed … not supported', Folding@home's
 work-unit lines, a core's own errors such as 'Illegal value for DeviceIndex') are read and judge nothing."""
@@ -72,6 +73,7 @@ _NVENC_OLD = re.compile(r"Driver does not support the required nvenc API version
                         r"for nvenc is|nvenc API version [\d.]+ .{0,40}not supported", re.I)
 _NVENC_LIB = re.compile(r"Cannot load (?:libnvidia-encode\.so(?:\.1)?|nvEncodeAPI(?:64)?\.dll|libnvcuvid\.so(?:\.1)?"
                         r"|nvcuvid\.dll|libcuda\.so(?:\.1)?|nvcuda\.dll)|Failed loading nvcuvid")
+# a session refused with a code nvenc_status does not know (its known codes are read there first): the driver's
 _NVENC_NONE = re.compile(r"OpenEncodeSessionEx failed: ([^\n]{1,60}?\(\d{1,3}\))|No NVENC capable devices found"
                          r"|_nvenc @[^\]\n]{0,40}\] No capable devices found"
                          r"|doesn't support required NVENC features")
@@ -104,7 +106,8 @@ _QUOTES = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")  # a quoted message's own wo
 KINDS = ("app_compute_error", "app_card_idle", "app_nvml_unknown", "app_temp_abort", "app_temp_threshold",
          "app_fan_stopped_hot", "app_cuda_late", "app_cuda_init_failed", "app_nvenc_driver_old", "app_nvenc_library",
          "app_nvenc_unsupported", "app_nvenc_failed", "app_vaapi_failed", "app_cuda_container", "app_qsv_failed",
-         encoder_setting.ABSENT, encoder_setting.SETTING, nvenc_status.SESSIONS, "app_reading_unreported")
+         encoder_setting.ABSENT, encoder_setting.SETTING, nvenc_status.SESSIONS, nvenc_status.LOST,
+         "app_reading_unreported")
 UNREPORTED = "app_reading_unreported"  # a card read at 0 C while the program reads its peers' temperatures
 _HOT_C = 80  # a card this hot with its fan at 0 % while a peer's spins: the fan is not cooling it
 
@@ -248,7 +251,7 @@ def _encoder(ln: Line, seen: _Seen) -> bool:
             _add(seen, said, None, ln)
         return True
     for kind, rx in (("app_nvenc_driver_old", _NVENC_OLD), ("app_nvenc_library", _NVENC_LIB),
-                     ("app_nvenc_unsupported", _NVENC_NONE), ("app_nvenc_failed", _NVENC_FAIL),
+                     ("app_nvenc_failed", _NVENC_NONE), ("app_nvenc_failed", _NVENC_FAIL),
                      ("app_vaapi_failed", _VAAPI), ("app_qsv_failed", _QSV)):
         if rx.search(s) is not None:
             _add(seen, kind, None, ln)

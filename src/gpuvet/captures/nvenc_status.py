@@ -7,11 +7,14 @@ says it its own way:
     OBS       [jim-nvenc: 'x'] init_session: nv.nvEncOpenEncodeSessionEx(…) failed: 10 (NV_ENC_ERR_OUT_OF_MEMORY)
     Sunshine  NvEnc: NvEncOpenEncodeSessionEx() failed: NV_ENC_ERR_UNSUPPORTED_DEVICE
 
-The code, by name or number, says whose the failure is: a device with no usable NVENC (1, 2, 5: the product or
-the driver offers none), the session refused as out of memory when it opens (10: a consumer card's limit on
-simultaneous encode sessions, 3 before driver 530, 5 until 551, 8 since, or the card's memory full), an API newer
-than the driver (15), a setting the encoder refuses as it is set up (8, 12: the program's request), any other
-code a call failing in the driver while it encodes. app_gpu_lines calls ``kind`` on its encoder lines."""
+The code, by name or number, says whose the failure is (NVIDIA Video Codec SDK, NVENCSTATUS): no encode-capable
+device (1) or a device NVENC does not support (2) is a model without the encoder: the request the card does not
+offer, the verdict of ffmpeg's 'No capable devices found' for the same condition (encoder_setting); a device that
+no longer exists and must be reinitialised (5) is the driver's state (a reset, a GPU lost); the session refused
+as out of memory when it opens (10: a consumer card's limit on simultaneous encode sessions, 3 before driver 530,
+5 until 551, 8 since, or the card's memory full), an API newer than the driver (15), a setting the encoder refuses
+as it is set up (8, 12: the program's request), any other code a call failing in the driver while it encodes.
+app_gpu_lines calls ``kind`` on its encoder lines."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import re
 from gpuvet.captures.lazy_re import lazy
 
 UNSUPPORTED = "app_nvenc_unsupported"
+LOST = "app_nvenc_device_lost"
 SESSIONS = "app_nvenc_sessions"
 DRIVER_OLD = "app_nvenc_driver_old"
 SETTING = "app_nvenc_setting"
@@ -86,8 +90,10 @@ def kind(text: str) -> str | None:
     if code in _NOT_FAULTS:
         return ""
     opening = any(w in text for w in _OPEN)
-    if code in (1, 2, 5):
+    if code in (1, 2):
         return UNSUPPORTED
+    if code == 5:
+        return LOST
     if code == 10 and opening:
         return SESSIONS
     if code == 15:
