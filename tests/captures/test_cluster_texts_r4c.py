@@ -119,14 +119,34 @@ def test_kubectl_get_ds_says_a_gpu_daemonset_not_ready_at_info(tmp_path: Path) -
     assert code == 0 and data["findings"] == []  # every GPU daemonset ready; calico's 2/3 is not the GPU stack's
 
 
-def test_kubectl_describe_pod_an_init_container_that_exited_is_info(tmp_path: Path) -> None:
-    text = (
-        "Name:                 nvidia-driver-daemonset-x7k2p\nNamespace:            gpu-operator\n"
-        "Init Containers:\n  k8s-driver-manager:\n    Image:         nvcr.io/nvidia/cloud-native/k8s-driver-manager"
-        ":v0.6.2\n    State:          Waiting\n      Reason:       CrashLoopBackOff\n"
-        "    Last State:     Terminated\n      Reason:       Error\n      Exit Code:    1\n"
-    )
+_DESCRIBE = (
+    "Name:                 {pod}\nNamespace:            gpu-operator\nNode:                 gpu-node-3/10.0.0.13\n"
+    "Init Containers:\n  k8s-driver-manager:\n    Image:         nvcr.io/nvidia/cloud-native/k8s-driver-manager"
+    ":v0.6.2\n    State:          {state}\n{reason}"
+    "    Last State:     Terminated\n      Reason:       Error\n      Exit Code:    1\n    Ready:          False\n"
+)
+_PODS = (
+    "NAME                            READY   STATUS                  RESTARTS   AGE\n"
+    "{pod}   0/1     Init:CrashLoopBackOff   6          12m\n"
+)
+
+
+def test_kubectl_describe_pod_an_init_container_that_exited_before_and_runs_again_is_info(tmp_path: Path) -> None:
+    text = _DESCRIBE.format(pod="nvidia-driver-daemonset-x7k2p", state="Running", reason="")
     assert capture_findings(tmp_path, text) == {("gpu_stack_pod_not_ready", None): "info"}
+
+
+def test_an_init_container_crash_looping_is_one_verdict_in_describe_pod_and_get_pods(tmp_path: Path) -> None:
+    """describe pod's State Waiting/CrashLoopBackOff of an init container is what get pods shows as
+    Init:CrashLoopBackOff (KL1): the same verdict, per operand (the driver, a validator: warn; DCGM: said)."""
+    waiting = "      Reason:       CrashLoopBackOff\n"
+    for pod in ("nvidia-driver-daemonset-x7k2p", "nvidia-operator-validator-pjhbf", "nvidia-dcgm-exporter-5xq2m"):
+        described = capture_findings(tmp_path, _DESCRIBE.format(pod=pod, state="Waiting", reason=waiting))
+        listed = capture_findings(tmp_path, _PODS.format(pod=pod))
+        assert {c: s for (c, _), s in described.items()} == {c: s for (c, _), s in listed.items()}, pod
+        assert set(described.values()) <= {"warn"}, pod
+    driver = _DESCRIBE.format(pod="nvidia-driver-daemonset-x7k2p", state="Waiting", reason=waiting)
+    assert capture_findings(tmp_path, driver) == {("driver_install_failed", None): "warn"}
 
 
 def test_an_xid_node_condition_and_xid_45_counts_are_read_not_refused(tmp_path: Path) -> None:

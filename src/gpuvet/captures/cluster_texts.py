@@ -5,14 +5,17 @@ a metric's Xid counts per node, Habana's ``manage_network_ifs.sh --status`` ('no
 accel), and a health check suite's NVLink or P2P check held against a PCIe GPU's design.
 
 Each adds records of its own kind to ops_layer's parse (doctor/capture_errors.KIND_CAUSES judges them) or a note:
-a daemonset or init container not ready is the deployment's state (info), never the GPU's; Xid 45 (the driver's
-preemptive cleanup of a channel a process left) counted across a rack is no fault; an Xid condition is the
-condition's words, judged as the Xids it names would be where they are the program's own (13, 31, 43, 45: said)."""
+a daemonset not ready or an init container that failed before and runs again is the deployment's state (info),
+never the GPU's, while one failing now (describe pod's State Waiting in CrashLoopBackOff) is get pods'
+Init:CrashLoopBackOff and judged as it (ops_logs); Xid 45 (the driver's preemptive cleanup of a channel a process
+left) counted across a rack is no fault; an Xid condition is the condition's words, judged as the Xids it names
+would be where they are the program's own (13, 31, 43, 45: said)."""
 
 from __future__ import annotations
 
 import re
 
+from gpuvet.captures import ops_logs
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
@@ -43,6 +46,23 @@ _GPU_STACK = re.compile(
 _POD_NAME = re.compile(r"^Name:\s+([a-z0-9][\w.-]{0,62})\s*$")
 _CONTAINER = re.compile(r"^  ([a-z0-9][\w.-]{0,62}):\s*$")
 _EXIT = re.compile(r"^\s+Exit Code:\s+(\d{1,3})\s*$")
+_NODE = re.compile(r"^Node:\s+([\w.-]{1,63})(?:/|\s*$)")
+# a container's State (now) or Last State (before) and the Reason under it: 'State: Waiting' / 'Reason: CrashLoopBackOff'
+_STATE = re.compile(r"^\s{2,8}(State|Last State):\s+(\w+)")
+_REASON = re.compile(r"^\s{4,10}Reason:\s+(\w+)")
+# the states kubectl get pods shows as a failing STATUS (ops_logs' _POD_FAILING): the same fact, the same verdict
+_FAILING_NOW = frozenset(
+    {
+        "CrashLoopBackOff",
+        "ImagePullBackOff",
+        "ErrImagePull",
+        "CreateContainerConfigError",
+        "CreateContainerError",
+        "RunContainerError",
+        "Error",
+        "OOMKilled",
+    }
+)
 # describe node's condition row whose reason is the GPU device plugin's Xid map ('{"31":true}'), GKE's (PR 497)
 _XID_CONDITION = re.compile(r"^\s*(XidCriticalError\w*)\s+(True|False|Unknown)\b.*?(\{(?:\s*\"\d{1,3}\"\s*:\s*\w+,?)+\})")
 _XID_REASON = re.compile(r"^\s*reason:\s*'?(\{(?:\s*\"\d{1,3}\"\s*:\s*\w+,?)+\})'?\s*$")
@@ -115,23 +135,36 @@ def _daemonsets(lines: list[Line], out: AppErrorsParse) -> None:
 
 
 def _init_exits(lines: list[Line], out: AppErrorsParse) -> None:
-    """A GPU stack pod's container (an init container first) whose last state ended with a non-zero exit code."""
+    """A GPU stack pod's container (an init container first) that failed. Failing now (its State Waiting in
+    CrashLoopBackOff or an image error, or Terminated non-zero) is what kubectl get pods shows as
+    Init:CrashLoopBackOff: judged as that status is (ops_logs.operand_failing); a non-zero exit only in its Last
+    State (the container running again) is the deployment retrying (info)."""
     pod = next((m.group(1) for ln in lines[:12] if (m := _POD_NAME.match(ln.text)) is not None), None)
     if pod is None or not _GPU_STACK.search(pod):
         return
-    container: str | None = None
+    node = next((m.group(1) for ln in lines[:40] if "Node:" in ln.text and (m := _NODE.match(ln.text))), None)
+    init, container, state = False, "", ""
+    exited: tuple[Line, str] | None = None
     for ln in lines:
-        if (c := _CONTAINER.match(ln.text)) is not None:
-            container = c.group(1)
-        elif container is not None and (e := _EXIT.match(ln.text)) is not None and e.group(1) != "0":
-            _add(
-                out,
-                "k8s_stack_not_ready",
-                ln,
-                f"pod {pod}: container {container} exited {e.group(1)}: {ln.text.strip()}",
-                "Kubernetes (kubectl describe pod)",
-            )
-            return
+        t = ln.text
+        if t.startswith(("Init Containers:", "Containers:")):
+            init = t.startswith("Init")
+        elif t.rstrip().endswith(":") and (c := _CONTAINER.match(t)) is not None:
+            container, state = c.group(1), ""
+        elif not container or ":" not in t:
+            continue
+        elif "State:" in t and (st := _STATE.match(t)) is not None:
+            state = st.group(2) if st.group(1) == "State" else "last"
+        elif "Reason:" in t and state in ("Waiting", "Terminated") and (r := _REASON.match(t)) is not None:
+            if r.group(1) in _FAILING_NOW:
+                status = f"{'Init:' if init else ''}{r.group(1)}"
+                said = f"pod {pod}: container {container} {status}: {t.strip()}"
+                ops_logs.operand_failing(out, ln, pod, status, said, node)
+                return
+        elif exited is None and "Exit Code:" in t and (e := _EXIT.match(t)) is not None and e.group(1) != "0":
+            exited = (ln, f"pod {pod}: container {container} exited {e.group(1)}: {t.strip()}")
+    if exited is not None:
+        _add(out, "k8s_stack_not_ready", exited[0], exited[1], "Kubernetes (kubectl describe pod)")
 
 
 def _xid_condition(lines: list[Line], out: AppErrorsParse) -> None:
@@ -162,8 +195,11 @@ def _xid45_counts(lines: list[Line], out: AppErrorsParse) -> None:
     if not said:
         return
     near = {n for ln in said for n in range(ln.no - 40, ln.no + 41)}  # the table beside what names Xid 45, not any
-    rows = [ln for ln in lines if ln.no in near and len(ln.text) <= _ROW_MOST and _COUNT_ROW.match(ln.text)
-            and re.search(r"\d{2,}", ln.text)]
+    rows = [
+        ln
+        for ln in lines
+        if ln.no in near and len(ln.text) <= _ROW_MOST and _COUNT_ROW.match(ln.text) and re.search(r"\d{2,}", ln.text)
+    ]
     out.claimed.update(ln.no for ln in (*said, *rows))
     out.notes.append(
         f"Xid 45 counted (line {said[0].no}{f', {len(rows)} row(s) of counts per node' if rows else ''}):"

@@ -131,7 +131,7 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
                 tool="slurmd",
             )
         elif "Back-off" in t and (b := _BACKOFF.search(t)) is not None:
-            _pod(out, ln, b.group(2), "restarting (Back-off)", t.strip())
+            operand_failing(out, ln, b.group(2), "restarting (Back-off)", t.strip())
     ops_agents.read(lines, [i for i in found if lines[i].no not in out.claimed], out)
 
 
@@ -239,7 +239,7 @@ def _pods(lines: list[Line], head: int, out: AppErrorsParse) -> None:
         out.claimed.add(ln.no)
         status = row.get("STATUS", "")
         if _POD_FAILING.search(status):
-            _pod(
+            operand_failing(
                 out,
                 ln,
                 row.get("NAME", "?"),
@@ -252,7 +252,9 @@ def _pods(lines: list[Line], head: int, out: AppErrorsParse) -> None:
     out.notes.append(f"kubectl get pods: {running} pod(s) Running or Completed")
 
 
-def _pod(out: AppErrorsParse, ln: Line, name: str, status: str, said: str, node: str | None = None) -> None:
+def operand_failing(out: AppErrorsParse, ln: Line, name: str, status: str, said: str, node: str | None = None) -> None:
+    """A GPU operator pod failing now (get pods' status, kubelet's back-off, describe pod's state: one verdict):
+    a finding where the pod is on the GPU path, said where it is not."""
     for pattern, kind, what in _OPERANDS:
         if pattern.search(name):
             if kind is None:
