@@ -36,6 +36,9 @@ figures it was fitted to (`launch_fit`) are said apart: no check of it.
 prints every check figure whose error it moves, before and after, and the summary counts: kept only if the checks
 meet the targets (docs/plan.md: it was not).
 
+--nccl-channels prices every NVLink ring with the channels and threads NCCL gives a collective by its size (P49h:
+src/enqueue.cc topoGetAlgoInfo) and prints every figure whose error moves: not kept (docs/plan.md).
+
 --fit refits the model's constants to the figures marked `calibration` and prints them (to be
 copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py), and the one-process launch time to
 the figures marked `launch_fit` (to be copied into ONE_PROCESS_LAUNCH_S).
@@ -50,7 +53,8 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from gpuvet.errors import GpuvetError
@@ -162,22 +166,9 @@ def _terms(case: str) -> None:
                 continue
             eff = tuning.bandwidth_share(a, proto, "all_reduce")
             chunks = tuning.chunk_s(a, size, len(members), bandwidth[a] * eff)  # NVLink SHARP's rounds and fill
-            total = collective_cost(
-                "all_reduce",
-                len(members),
-                size,
-                link_gbps=bandwidth[a],
-                alpha_s=alpha,
-                base_s=tuning.base_s + chunks,
-                algorithm=a,
-                efficiency=eff,
-            )
-            bare = collective_cost(
-                "all_reduce", len(members), size, link_gbps=bandwidth[a], alpha_s=alpha, algorithm=a, efficiency=eff
-            )
-            empty = collective_cost(
-                "all_reduce", len(members), 0, link_gbps=bandwidth[a], alpha_s=alpha, algorithm=a, efficiency=eff
-            )
+            cost = partial(collective_cost, "all_reduce", len(members), link_gbps=bandwidth[a], alpha_s=alpha, algorithm=a)
+            total = cost(size, base_s=tuning.base_s + chunks, efficiency=eff)
+            bare, empty = cost(size, efficiency=eff), cost(0, efficiency=eff)
             if total is None or bare is None or empty is None:
                 continue
             mark = "*" if (a.value, proto.value) == (pick.algorithm, pick.protocol) else " "
@@ -283,6 +274,7 @@ def main() -> None:
     parser.add_argument("--data", action="append", help="a figures file (repeatable; default: both of the repository's)")
     parser.add_argument("--fit", action="store_true", help="refit the constants to the calibration figures")
     parser.add_argument("--fit-ll", action="store_true", help="fit NVLink 5's LL share to the figures moved from check")
+    parser.add_argument("--nccl-channels", action="store_true", help="price NVLink rings with NCCL's channel rule")
     parser.add_argument(
         "--terms",
         metavar="NODE:RANKS[:ALGORITHM]",
@@ -302,6 +294,9 @@ def main() -> None:
         return
     if args.fit_ll:
         _fit_ll()
+        return
+    if args.nccl_channels:
+        _channels()
         return
     if args.fit:
         _refit(args.data[0] if args.data else str(DATA))
@@ -343,31 +338,22 @@ def main() -> None:
     _issue49_summary(rows)
 
 
+def _entries() -> list[dict[str, str]]:
+    """Every entry of the issue 49 file, its families' lists together."""
+    return [e for family, entries in json.loads(DATA_49.read_text()).items() if family[0] != "_" for e in entries]
+
+
 def _launches() -> dict[str, str]:
     """How each run of the issue 49 file drove its GPUs (its entry's ``launch``), by source: one process per
     GPU, or one process driving several (``-g N``), which NCCL's maintainers say adds CPU launch latency
     (NVIDIA/nccl-tests#123 and #333) and the model does not price."""
-    data = json.loads(DATA_49.read_text())
-    return {
-        e["source"]: e["launch"]
-        for family, entries in data.items()
-        if not family.startswith("_")
-        for e in entries
-        if "launch" in e
-    }
+    return {e["source"]: e["launch"] for e in _entries() if "launch" in e}
 
 
 def _moved() -> dict[str, str]:
     """The calibration entries of the issue 49 file that were check rows at first contact (their ``moved_from_check``
     says for which constant, P49g), by source: the summary counts their figures apart, never as checks."""
-    data = json.loads(DATA_49.read_text())
-    return {
-        e["source"]: e["moved_from_check"]
-        for family, entries in data.items()
-        if not family.startswith("_")
-        for e in entries
-        if e["role"] == "calibration" and "moved_from_check" in e
-    }
+    return {e["source"]: e["moved_from_check"] for e in _entries() if e["role"] == "calibration" and "moved_from_check" in e}
 
 
 def _run_algorithm(r: ReferenceComparison) -> str:
@@ -531,21 +517,76 @@ def _fit_ll() -> None:
         f = fit_moved(free)
         with tuned(LL_FIT[0], f.tuning):
             after = [r for data in (DATA, DATA_49) for r in compare(data)]
-        shares = ", ".join(f"{name} {f.tuning.share[p]:.3f}" for name, p in ((n, _protocol(n)) for n in free))
+        shares = ", ".join(f"{n} {f.tuning.share[Protocol(n.removeprefix('share:'))]:.3f}" for n in free)
         print(f"{LL_FIT[0]} {shares}: fitted to {f.figures} moved figures, rms ln-error {f.rms_log_error:.3f}")
-        print(f"  {'family':14} {'size':>8} {'published':>9} {'before':>16} {'after':>16}  verdict, source")
-        for b, a in zip(before, after, strict=True):
-            if b.point.role == "check" and abs(a.error - b.error) > 0.0005:
-                print(
-                    f"  {b.point.family:14} {_size(b.point.sizes):>8} {b.point.published_busbw:9.2f} "
-                    f"{b.error:+7.1%} {b.predicted_algorithm.split('/')[-1]:>8} {a.error:+7.1%} "
-                    f"{a.predicted_algorithm.split('/')[-1]:>8}  {verdict(b)} -> {verdict(a)}, {_short(b.point.source)}"
-                )
-        print(f"  check figures (pass, miss, no target): {check_counts(before)} -> {check_counts(after)}")
+        _moves(before, after, ("check",))
 
 
-def _protocol(name: str) -> Protocol:
-    return Protocol(name.removeprefix("share:"))
+def _moves(before: list[ReferenceComparison], after: list[ReferenceComparison], roles: tuple[str, ...]) -> None:
+    """Every figure of ``roles`` whose error moves by more than 0.05 %, before and after, and the check counts."""
+    print(f"  {'family':14} {'role':11} {'size':>8} {'published':>9} {'before':>16} {'after':>16}  verdict, source")
+    for b, a in zip(before, after, strict=True):
+        if b.point.role in roles and abs(a.error - b.error) > 0.0005:
+            print(
+                f"  {b.point.family:14} {b.point.role:11} {_size(b.point.sizes):>8} {b.point.published_busbw:9.2f} "
+                f"{b.error:+7.1%} {b.predicted_algorithm.split('/')[-1]:>8} {a.error:+7.1%} "
+                f"{a.predicted_algorithm.split('/')[-1]:>8}  {verdict(b)} -> {verdict(a)}, {_short(b.point.source)}"
+            )
+    print(f"  check figures (pass, miss, no target): {check_counts(before)} -> {check_counts(after)}")
+
+
+# NCCL's channels and threads for a collective by its size (P49h; docs/plan.md): src/enqueue.cc topoGetAlgoInfo at
+# v2.25.1-1 (80f6bda4, lines 1672-1712), the same at v2.28.9-1; per protocol (maxThreads, bytes per thread; the ring's
+# LL x ranks): tuning.cc 197-209, 488-493. Channels: the ring graph's doubled twice (search.cc 915-940, connect.cc 452).
+NCCL_THREADS = {"ll": (512, 8), "ll128": (640, 8), "simple": (512, 64)}
+NCCL_RING_CHANNELS = {"fabric": 24, "nvl_domain": 32, "nvlink5_board": 32}
+
+
+def nccl_ring_channels(nbytes: int, nranks: int, protocol: str, channels: int) -> tuple[int, int]:
+    """(channels, threads) NCCL runs a ring collective of ``nbytes`` (the whole buffer) with: while the buffer is
+    below channels x threads x threshold it drops a channel, down to one, then halves the threads."""
+    (nt, threshold), nc = NCCL_THREADS[protocol], channels
+    threshold *= nranks if protocol == "ll" else 1
+    while nbytes < nc * nt * threshold and nc >= 2:
+        nc -= 1
+    while nbytes < nc * nt * threshold and nt % 128 == 0:
+        nt //= 2
+    return nc, nt
+
+
+@contextmanager
+def channel_rule() -> Iterator[None]:
+    """Every NVLink ring priced with NCCL's channel rule: its bandwidth x nc / channels x nt / maxThreads."""
+    from gpuvet.node import performance
+
+    plain, ring = performance.choose, Algorithm.RING
+    counts = {id(performance.COLLECTIVE_TUNING[m]): c for m, c in NCCL_RING_CHANNELS.items()}
+
+    def ruled(op: str, n: int, size: int, link: dict[Algorithm, float], tuning: Tuning, algorithm: str | None = None):
+        if id(tuning) not in counts or ring not in link:
+            return plain(op, n, size, link, tuning, algorithm)
+        picks = []
+        for (algo, proto), alpha in tuning.alpha_s.items():
+            nc, nt = nccl_ring_channels(size, n, proto.value, counts[id(tuning)])
+            share = nc / counts[id(tuning)] * nt / NCCL_THREADS[proto.value][0] if algo is ring else 1.0
+            one = replace(tuning, alpha_s={(algo, proto): alpha})
+            picks.append(plain(op, n, size, {**link, ring: link[ring] * share}, one, algorithm))
+        return min((p for p in picks if p is not None), key=lambda p: p.seconds, default=None)
+
+    performance.choose = ruled
+    try:
+        yield
+    finally:
+        performance.choose = plain
+
+
+def _channels() -> None:
+    """The model with and without NCCL's channel rule, on every figure of both files: what the rule moves."""
+    before = [r for data in (DATA, DATA_49) for r in compare(data)]
+    with channel_rule():
+        after = [r for data in (DATA, DATA_49) for r in compare(data)]
+    print("NCCL's channel rule on every NVLink ring (P49h): every figure whose error moves")
+    _moves(before, after, ("calibration", "check"))
 
 
 if __name__ == "__main__":
