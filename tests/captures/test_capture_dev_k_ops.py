@@ -181,10 +181,10 @@ def test_a_healthy_slurm_node_record_is_read_without_a_finding(tmp_path: Path) -
     assert any("Slurm node gpu-a01: Gres=gpu:h100:8(S:0-1)" in n for n in data["notes"])
 
 
-def test_dcgmi_without_its_host_engine_is_said_not_judged_a_fault(tmp_path: Path) -> None:
+def test_dcgmi_without_its_host_engine_is_the_nodes_monitoring_down_not_a_modules_fault(tmp_path: Path) -> None:
     text = "$ dcgmi discovery -l\nError: unable to establish a connection to the specified host: localhost\n" \
            "Error: Unable to connect to host engine. Host engine connection invalid/disconnected.\n"
-    assert _causes(tmp_path, text) == [("dcgm_hostengine_down", "info")]
+    assert _causes(tmp_path, text) == [("dcgm_hostengine_down", "warn")]  # KL1: as xpumd not ready (warn)
 
 
 def test_a_capacity_below_the_gpu_count_feature_discovery_labelled_warns(tmp_path: Path) -> None:

@@ -169,6 +169,15 @@ def test_a_failed_dcgm_unit_is_the_host_engine_down_an_active_one_nothing(tmp_pa
         "\u25cf nvidia-dcgm.service - NVIDIA DCGM service\n     Loaded: loaded\n     Active: failed (Result: signal)\n",
         "Dec 01 09:12:44 node7 systemd[1]: Failed to start NVIDIA DCGM service.\n",
     ):
-        assert capture_findings(tmp_path, text) == {("dcgm_hostengine_down", None): "info"}
+        assert capture_findings(tmp_path, text) == {("dcgm_hostengine_down", None): "warn"}
     active = "\u25cf nvidia-dcgm.service - NVIDIA DCGM service\n     Active: active (running) since Tue\n"
     assert capture_findings(tmp_path, active) == {}
+
+
+def test_a_monitoring_daemon_not_running_is_one_severity_whichever_vendors(tmp_path: Path) -> None:
+    """DCGM's host engine and Intel XPU Manager's xpumd not reachable are the same fact (the node's GPU monitoring
+    is off; no module judged by it): one severity (KL1)."""
+    dcgm = "$ dcgmi discovery -l\nError: Unable to connect to host engine. Host engine connection invalid/disconnected.\n"
+    xpum = "$ xpumcli -v\nError: XPUM Service Status Error.\n"
+    said = [set(capture_findings(tmp_path, text).items()) for text in (dcgm, xpum)]
+    assert [{(module, severity) for (_, module), severity in s} for s in said] == [{(None, "warn")}] * 2
