@@ -31,13 +31,12 @@ how its run was launched and the other published runs of the same case that disa
 than the target; such a miss still counts as one. The passes whose time the launch floor set on the
 figures it was fitted to (`launch_fit`) are said apart: no check of it.
 
---fit-ll fits NVLink 5's LL bandwidth share (nvl_domain share:ll) to the figures moved from check to calibration
-(Azure's GB200 tray where NCCL's tuner runs LL, P49g) and nothing else, with LL128's share too as a second try, and
-prints every check figure whose error it moves, before and after, and the summary counts: kept only if the checks
-meet the targets (docs/plan.md: it was not).
+--fit-ll fits NVLink 5's LL share (nvl_domain share:ll) to the figures moved from check (Azure's GB200 tray where
+NCCL's tuner runs LL, P49g) alone, then with LL128's share, and prints every check figure it moves and the summary
+counts: kept only if the checks meet the targets (docs/plan.md: it was not).
 
 --nccl-channels prices every NVLink ring with the channels and threads NCCL gives a collective by its size (P49h:
-src/enqueue.cc topoGetAlgoInfo) and prints every figure whose error moves: not kept (docs/plan.md).
+src/enqueue.cc topoGetAlgoInfo), --nccl-pick in the protocol NCCL's tuner picks: each prints what it moves.
 
 --fit refits the model's constants to the figures marked `calibration` and prints them (to be
 copied into COLLECTIVE_TUNING in src/gpuvet/node/performance.py), and the one-process launch time to
@@ -236,15 +235,8 @@ def _nccl_tuner(case: str) -> None:
     if arch not in NCCL_RING_TUNERS:
         raise GpuvetError(f"not an ARCH:RANKS case: {case!r}", where="--nccl-tuner", fix=f"give {fix}")
     tuner, n = NCCL_RING_TUNERS[arch], _ranks(ranks, "--nccl-tuner", f"not an ARCH:RANKS case: {case!r}", fix)
-    rows = [
-        r
-        for data in (DATA, DATA_49)
-        for r in compare(data)
-        if r.point.family == _TUNER_FAMILY[arch]
-        and r.point.ranks == n
-        and r.point.algorithm == "ring"
-        and len(r.point.sizes) == 1
-    ]
+    case_of = (_TUNER_FAMILY[arch], n, "ring", 1)
+    rows = [r for r in _all() if (r.point.family, r.point.ranks, r.point.algorithm, len(r.point.sizes)) == case_of]
     if not rows:
         print(f"no ring-forced published figure of {n} {arch} ranks in the data files")
         return
@@ -275,6 +267,7 @@ def main() -> None:
     parser.add_argument("--fit", action="store_true", help="refit the constants to the calibration figures")
     parser.add_argument("--fit-ll", action="store_true", help="fit NVLink 5's LL share to the figures moved from check")
     parser.add_argument("--nccl-channels", action="store_true", help="price NVLink rings with NCCL's channel rule")
+    parser.add_argument("--nccl-pick", action="store_true", help="price NVLink rings in NCCL's protocol pick")
     parser.add_argument(
         "--terms",
         metavar="NODE:RANKS[:ALGORITHM]",
@@ -295,8 +288,8 @@ def main() -> None:
     if args.fit_ll:
         _fit_ll()
         return
-    if args.nccl_channels:
-        _channels()
+    if args.nccl_channels or args.nccl_pick:
+        _rule("channels" if args.nccl_channels else "pick")
         return
     if args.fit:
         _refit(args.data[0] if args.data else str(DATA))
@@ -343,10 +336,14 @@ def _entries() -> list[dict[str, str]]:
     return [e for family, entries in json.loads(DATA_49.read_text()).items() if family[0] != "_" for e in entries]
 
 
+def _all() -> list[ReferenceComparison]:
+    """Every figure of both files beside the model's prediction."""
+    return [r for data in (DATA, DATA_49) for r in compare(data)]
+
+
 def _launches() -> dict[str, str]:
-    """How each run of the issue 49 file drove its GPUs (its entry's ``launch``), by source: one process per
-    GPU, or one process driving several (``-g N``), which NCCL's maintainers say adds CPU launch latency
-    (NVIDIA/nccl-tests#123 and #333) and the model does not price."""
+    """How each run of the issue 49 file drove its GPUs (its entry's ``launch``), by source: one process per GPU,
+    or one driving several (``-g N``), which costs CPU launch latency (NVIDIA/nccl-tests#123, #333)."""
     return {e["source"]: e["launch"] for e in _entries() if "launch" in e}
 
 
@@ -512,18 +509,19 @@ def check_counts(rows: list[ReferenceComparison]) -> tuple[int, int, int]:
 def _fit_ll() -> None:
     """NVLink 5's LL share fitted to the moved figures (then LL128's with it), and every check figure whose error
     moves by more than 0.05 %, before and after: whether the constant holds on the runs it never saw."""
-    before = [r for data in (DATA, DATA_49) for r in compare(data)]
+    before = _all()
     for free in (LL_FIT[1], (*LL_FIT[1], "share:ll128")):
         f = fit_moved(free)
         with tuned(LL_FIT[0], f.tuning):
-            after = [r for data in (DATA, DATA_49) for r in compare(data)]
+            after = _all()
         shares = ", ".join(f"{n} {f.tuning.share[Protocol(n.removeprefix('share:'))]:.3f}" for n in free)
-        print(f"{LL_FIT[0]} {shares}: fitted to {f.figures} moved figures, rms ln-error {f.rms_log_error:.3f}")
-        _moves(before, after, ("check",))
+        title = f"{LL_FIT[0]} {shares}: fitted to {f.figures} moved figures, rms ln-error {f.rms_log_error:.3f}"
+        _moves(title, before, after, ("check",))
 
 
-def _moves(before: list[ReferenceComparison], after: list[ReferenceComparison], roles: tuple[str, ...]) -> None:
-    """Every figure of ``roles`` whose error moves by more than 0.05 %, before and after, and the check counts."""
+def _moves(title: str, before: list[ReferenceComparison], after: list[ReferenceComparison], roles: tuple[str, ...]) -> None:
+    """``title``, every figure of ``roles`` whose error moves by more than 0.05 %, before and after, the check counts."""
+    print(title)
     print(f"  {'family':14} {'role':11} {'size':>8} {'published':>9} {'before':>16} {'after':>16}  verdict, source")
     for b, a in zip(before, after, strict=True):
         if b.point.role in roles and abs(a.error - b.error) > 0.0005:
@@ -539,36 +537,43 @@ def _moves(before: list[ReferenceComparison], after: list[ReferenceComparison], 
 # v2.25.1-1 (80f6bda4, lines 1672-1712), the same at v2.28.9-1; per protocol (maxThreads, bytes per thread; the ring's
 # LL x ranks): tuning.cc 197-209, 488-493. Channels: the ring graph's doubled twice (search.cc 915-940, connect.cc 452).
 NCCL_THREADS = {"ll": (512, 8), "ll128": (640, 8), "simple": (512, 64)}
-NCCL_RING_CHANNELS = {"fabric": 24, "nvl_domain": 32, "nvlink5_board": 32}
+NCCL_RING_FAMILIES = {"fabric": ("hopper", 24), "nvl_domain": ("blackwell", 32), "nvlink5_board": ("blackwell", 32)}
 
 
 def nccl_ring_channels(nbytes: int, nranks: int, protocol: str, channels: int) -> tuple[int, int]:
     """(channels, threads) NCCL runs a ring collective of ``nbytes`` (the whole buffer) with: while the buffer is
     below channels x threads x threshold it drops a channel, down to one, then halves the threads."""
-    (nt, threshold), nc = NCCL_THREADS[protocol], channels
-    threshold *= nranks if protocol == "ll" else 1
-    while nbytes < nc * nt * threshold and nc >= 2:
-        nc -= 1
+    nt, threshold = NCCL_THREADS[protocol][0], NCCL_THREADS[protocol][1] * (nranks if protocol == "ll" else 1)
+    nc = max(1, min(channels, nbytes // (nt * threshold)))  # where `while (nBytes < nc*nt*threshold) nc--` ends
     while nbytes < nc * nt * threshold and nt % 128 == 0:
         nt //= 2
     return nc, nt
 
 
 @contextmanager
-def channel_rule() -> Iterator[None]:
-    """Every NVLink ring priced with NCCL's channel rule: its bandwidth x nc / channels x nt / maxThreads."""
+def nccl_rule(rule: str) -> Iterator[None]:
+    """Every NVLink ring priced with one of NCCL's rules (P49h): ``channels``, its bandwidth x nc / channels x nt /
+    maxThreads at the size; ``pick``, the protocol NCCL's own estimate is fastest with (the algorithm the model's)."""
     from gpuvet.node import performance
 
     plain, ring = performance.choose, Algorithm.RING
-    counts = {id(performance.COLLECTIVE_TUNING[m]): c for m, c in NCCL_RING_CHANNELS.items()}
+    arch = {id(performance.COLLECTIVE_TUNING[m].alpha_s): v for m, v in NCCL_RING_FAMILIES.items()}  # kept by _chunked
 
     def ruled(op: str, n: int, size: int, link: dict[Algorithm, float], tuning: Tuning, algorithm: str | None = None):
-        if id(tuning) not in counts or ring not in link:
-            return plain(op, n, size, link, tuning, algorithm)
+        best = plain(op, n, size, link, tuning, algorithm)
+        if id(tuning.alpha_s) not in arch or best is None or ring not in link:
+            return best
+        name, count = arch[id(tuning.alpha_s)]
+        if rule == "pick":
+            if best.algorithm is not ring or str(op) not in ("all_reduce", "all_gather", "reduce_scatter"):
+                return best
+            us = NCCL_RING_TUNERS[name].microseconds(n, size, str(op))
+            key = (ring, Protocol(min(us, key=lambda p: us[p])))
+            return plain(op, n, size, link, replace(tuning, alpha_s={key: tuning.alpha_s[key]}), algorithm)
         picks = []
         for (algo, proto), alpha in tuning.alpha_s.items():
-            nc, nt = nccl_ring_channels(size, n, proto.value, counts[id(tuning)])
-            share = nc / counts[id(tuning)] * nt / NCCL_THREADS[proto.value][0] if algo is ring else 1.0
+            nc, nt = nccl_ring_channels(size, n, proto.value, count)
+            share = nc / count * nt / NCCL_THREADS[proto.value][0] if algo is ring else 1.0
             one = replace(tuning, alpha_s={(algo, proto): alpha})
             picks.append(plain(op, n, size, {**link, ring: link[ring] * share}, one, algorithm))
         return min((p for p in picks if p is not None), key=lambda p: p.seconds, default=None)
@@ -580,13 +585,11 @@ def channel_rule() -> Iterator[None]:
         performance.choose = plain
 
 
-def _channels() -> None:
-    """The model with and without NCCL's channel rule, on every figure of both files: what the rule moves."""
-    before = [r for data in (DATA, DATA_49) for r in compare(data)]
-    with channel_rule():
-        after = [r for data in (DATA, DATA_49) for r in compare(data)]
-    print("NCCL's channel rule on every NVLink ring (P49h): every figure whose error moves")
-    _moves(before, after, ("calibration", "check"))
+def _rule(rule: str) -> None:
+    """The model with and without one of NCCL's rules, on every figure of both files: what the rule moves."""
+    before = _all()
+    with nccl_rule(rule):
+        _moves(f"NCCL's {rule} rule on the NVLink rings (P49h)", before, _all(), ("calibration", "check"))
 
 
 if __name__ == "__main__":
