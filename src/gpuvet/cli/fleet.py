@@ -304,7 +304,7 @@ FLEET_TIMEOUT_S = (1.0, 7 * 86400.0)
 def validate(ray_address: Annotated[str, typer.Option("--ray", help="The Ray cluster (e.g. 10.0.0.1:6379 or auto).")],
              level: Annotated[str, typer.Option("--level", help="quick, standard or long.")] = "quick",
              sim: Annotated[list[str] | None, typer.Option("--sim", help="Specs for the cluster's simulated nodes "
-                                                           "(those with the gpuvet_sim resource), one per node.")] = None,
+                                                           "(those with the gpuvet_sim resource), one a unit.")] = None,
              timeout: Annotated[str, typer.Option("--timeout", help="How long to wait for all nodes: a duration "
                                                   "(20s, 10m, 2h, 3d; a plain number is seconds), from 1 s to 7 d.")]
              = "600",

@@ -4,7 +4,7 @@ status for each node (ok, failed with the error, timed out). Ray is the optional
 ``gpuvet[fleet]``.
 
 Simulated fleets (tests, rehearsals): nodes that carry the custom resource ``gpuvet_sim`` get one
-of the given specs each; their envelopes are named by the spec's ``name:``."""
+of the given specs per whole unit of it (at least one); their envelopes are named by the spec's ``name:``."""
 
 from __future__ import annotations
 
@@ -82,6 +82,15 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
 
 
+def sim_slots(units: list[float]) -> list[int]:
+    """Which node (by index) holds each simulated node: a node once per whole unit of ``gpuvet_sim``
+    it carries (at least once), dealt round the nodes. A rehearsal of N nodes on fewer machines starts
+    one with ``gpuvet_sim=N`` instead of N raylets (each costs seconds and two agent processes), and
+    specs still spread over the machines first."""
+    counts = [max(1, int(u)) for u in units]
+    return [i for k in range(max(counts, default=0)) for i, count in enumerate(counts) if k < count]
+
+
 def run_fleet(address: str, level: str = "quick", sims: list[str] | None = None, timeout_s: float = 600.0,
               progress: Callable[[int, int, str], None] | None = None) -> list[NodeResult]:
     ray = connect(address)
@@ -92,13 +101,14 @@ def run_fleet(address: str, level: str = "quick", sims: list[str] | None = None,
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     sim_nodes = [n for n in nodes if n.get("Resources", {}).get(SIM_RESOURCE)]
     gpu_nodes = [n for n in nodes if n.get("Resources", {}).get("GPU") and n not in sim_nodes]
-    if sims and len(sims) > len(sim_nodes):
-        raise GpuvetError(f"{len(sims)} specs for {len(sim_nodes)} nodes with the {SIM_RESOURCE} resource",
-                          where="--sim", fix="start as many simulated Ray nodes as specs.")
+    slots = [sim_nodes[i] for i in sim_slots([n["Resources"][SIM_RESOURCE] for n in sim_nodes])]
+    if sims and len(sims) > len(slots):
+        raise GpuvetError(f"{len(sims)} specs for {len(slots)} simulated nodes (units of the {SIM_RESOURCE} resource)",
+                          where="--sim", fix=f"start Ray nodes with as many units of {SIM_RESOURCE} as specs in all.")
     remote = ray.remote(validate_envelope)
     pending: dict[object, tuple[dict[str, Any], float, str | None]] = {}  # Ray's object refs: node dicts of ray.nodes()
     plan: list[tuple[dict[str, Any], str | None]] = (
-        [(n, sims[i]) for i, n in enumerate(sim_nodes[: len(sims)])] if sims else [])
+        [(n, sims[i]) for i, n in enumerate(slots[: len(sims)])] if sims else [])
     plan += [(n, None) for n in gpu_nodes]
     if not plan:
         raise GpuvetError("no node of the Ray cluster has modules (GPU resources)", where="--ray",
