@@ -78,6 +78,8 @@ _ROW_MOST = 400  # characters: a count row is a node's name and a few numbers
 _ACCEL = re.compile(r"^\s*(accel\d{1,3})\s*$")
 _NO_IFS = re.compile(r"no (?:habanalabs )?(?:network )?interfaces were detected", re.I)
 # a PCIe SKU's name (whose NVLink, bridged at all, has fewer links than an SXM module's) and an NVLink or P2P check
+# a line without one of these holds no name _PCIE_SKU reads (H100, A800, NCv5 …): the cheap test before it
+_SKU_DIGITS = ("100", "200", "800", "v5", "V5")
 _PCIE_SKU = re.compile(r"\b(?:H100|H200|A100|A800|H800)[ -]?(?:PCIe|NVL)\b|\bNC\w{0,12}H100\w{0,4}v5\b|\bNCv5\b", re.I)
 _NVLINK_CHECK = re.compile(r"nvlinks? inactive|check_nvlink", re.I)
 _P2P_BW = re.compile(r"\bP2P\b.*?\bBandwidth\s+(\d{1,9}(?:\.\d{1,9})?)\s+is less than\s+(\d{1,9}(?:\.\d{1,9})?)", re.I)
@@ -191,7 +193,7 @@ def _xid_condition(lines: list[Line], out: AppErrorsParse) -> None:
 def _xid45_counts(lines: list[Line], out: AppErrorsParse) -> None:
     """Xid 45 counted per node (a metric's table or a sentence): the driver's cleanup of a process's channels, as
     many on every node of a job; said, never a fault."""
-    said = [ln for ln in lines if _XID45.search(ln.text)]
+    said = [ln for ln in lines if "45" in ln.text and _XID45.search(ln.text)]
     if not said:
         return
     near = {n for ln in said for n in range(ln.no - 40, ln.no + 41)}  # the table beside what names Xid 45, not any
@@ -216,7 +218,7 @@ def _no_interfaces(lines: list[Line], out: AppErrorsParse) -> None:
     up = []
     for ln in lines:
         named, accel = accel, None  # an accel's status is the line right after its name
-        if (a := _ACCEL.match(ln.text)) is not None:
+        if "accel" in ln.text and (a := _ACCEL.match(ln.text)) is not None:
             accel = a.group(1)
             out.claimed.add(ln.no)
         elif "interfaces were detected" not in ln.text or not _NO_IFS.search(ln.text):
@@ -237,7 +239,7 @@ def _other_design(lines: list[Line], out: AppErrorsParse) -> None:
     """A health check's NVLink or P2P check failed (ops_layer's NHC records) on a node the text names a PCIe SKU of:
     all links active, or a P2P bandwidth above what PCIe carries measured below an SXM module's threshold, is the
     check's expectation of another design (info), not the node's fault."""
-    if not any(_PCIE_SKU.search(ln.text) for ln in lines):
+    if not any(_sku_digits(ln.text) and _PCIE_SKU.search(ln.text) for ln in lines):
         return
     for i, e in enumerate(out.errors):
         if e.tool != "NHC" or e.kind not in ("nhc_below_threshold", "nhc_check_failed"):
@@ -245,3 +247,8 @@ def _other_design(lines: list[Line], out: AppErrorsParse) -> None:
         bw = _P2P_BW.search(e.text)
         if _NVLINK_CHECK.search(e.text) or (bw is not None and float(bw.group(1)) > _PCIE_MOST):
             out.errors[i] = AppError("nhc_other_design", e.line, e.text, e.module, e.tool, e.times, host=e.host)
+
+
+def _sku_digits(text: str) -> bool:
+    """Whether ``text`` may hold a SKU name (cheaper than _PCIE_SKU on every line of a long text)."""
+    return any(d in text for d in _SKU_DIGITS)

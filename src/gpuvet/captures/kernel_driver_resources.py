@@ -49,6 +49,8 @@ _BENIGN = re.compile(
     r"went healthy|at rest|on (?:every|each|a) healthy)\b",
     re.I,
 )
+# each of _BENIGN's phrases holds one of these (lower case): a text holding none is not searched line by line
+_BENIGN_WORDS = ("benign", "harmless", "cosmetic", "ignore", "reliable", "healthy", "successful", "at rest")
 SHOWN = 3
 
 
@@ -84,8 +86,15 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
 
 def _shown_benign(lines: list[Line], found: dict[tuple[str, str], list[Line]]) -> bool:
     """The text's own words (not the driver's lines) show the allocation failure benign."""
+    low = "\n".join(ln.text for ln in lines).lower()
+    words = [w for w in _BENIGN_WORDS if w in low]
+    if not words:
+        return False
     read = {ln.no for said in found.values() for ln in said}
-    return any(ln.no not in read and _BENIGN.search(ln.text) is not None for ln in lines)
+    return any(
+        ln.no not in read and any(w in ln.text.lower() for w in words) and _BENIGN.search(ln.text) is not None
+        for ln in lines
+    )
 
 
 def _event(kind: str, module: str, said: list[Line]) -> KernelEvent:
