@@ -70,7 +70,7 @@ MESSAGES: list[tuple[str, str, str | None]] = [
     ("bare", "cuInit failed: CUDA_ERROR_OPERATING_SYSTEM", DRV),
     ("bare", "cudaMalloc failed: cudaErrorInitializationError", DRV),
     # NVML (nvmlErrorString's words after NVML's context)
-    ("bare", "Failed to initialize NVML: Driver Not Loaded", DRV),
+    ("bare", "Failed to initialize NVML: Driver Not Loaded", "no_modules_visible"),  # R6B: nvidia-smi's lost driver
     ("bare", "nvmlDeviceGetHandleByIndex() failed: GPU is lost", LOST),
     ("bare", "Failed to initialize NVML: Unknown Error", "device_permissions"),
     ("bare", "Failed to initialize NVML: Driver/library version mismatch", "driver_library_mismatch"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_errors, app_devices, container_layer, mgmt_status, smi_words, stack_probes
+from gpuvet.captures import api_errors, app_devices, container_layer, mgmt_status, nvidia_stack, smi_words, stack_probes
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
@@ -45,7 +45,7 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(mgmt_status.widen(k, v), re.I) for 
     "devices_busy": r"(?:all )?CUDA-capable device(?:s|\(s\) is/are) (?:are )?busy or unavailable"
                     r"|cudaErrorDevicesUnavailable",  # the runtime's name only: cuda.h defines no driver-API twin
     # NVML's words, as nvidia-smi prints them and as nvidia-container-cli relays them ('nvml error: …')
-    "nvml_mismatch": r"(?:Failed to initialize NVML|nvml error): Driver/library version mismatch"
+    "nvml_mismatch": r"(?:Failed to initialize NVML|nvml error|(?<=Error: )nvml): Driver/library version mismatch"
                      r"|failed to initiali[sz]e NVML: ERROR_LIB_RM_VERSION_MISMATCH",  # go-nvml's name (the device plugin)
     "nvml_unknown": r"Failed to initialize NVML: Unknown Error",
     "nccl_cuda": r"NCCL error.{0,200}unhandled cuda error|ncclUnhandledCudaError",
@@ -191,7 +191,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         seen[key] = len(out.errors)
         out.errors.append(AppError(kind, ln.no, container_layer.excerpt(kind, ln.text), module, _tool(ln.text),
                                    meaning=container_layer.MEANING.get(kind)))
-    _after_update(lines, out)
+    nvidia_stack.relabel(lines, out)  # R6B: NVML's init words, CUDA after a resume, NVML after an update
     container_layer.framed(out, lines, out.claimed, marks)  # IGC: NVML's and nvidia-smi's words in a container
     _one_module(lines, out)
     out.errors = stack_probes.kept(out.errors, lines, out.notes)  # AGX1: another vendor's probe
@@ -199,20 +199,6 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"application/runtime error lines: {len(out.claimed)} read ({kinds})")
     return out
-
-
-# a driver package update the same file shows (pacman's ALPM log, dpkg.log and apt, dnf/yum, dkms rebuilding the
-# module): NVML's 'Unknown Error' after it is the old kernel module under the new libraries, not the device files
-_DRIVER_UPDATE = lazy(r"\b(?:upgraded|downgraded|upgrade|unpacking|setting up|updated|upgrading|updating)\s*:?\s+"
-                      r"\S*nvidia|\bdkms (?:remove|install|build)\b.{0,40}nvidia", re.I)
-AFTER_UPDATE = "nvml_unknown_after_update"
-
-
-def _after_update(lines: list[Line], out: AppErrorsParse) -> None:
-    """NVML's 'Unknown Error' read as AFTER_UPDATE where a line of the file shows a driver package updated."""
-    if any(e.kind == "nvml_unknown" for e in out.errors) and \
-            any(_DRIVER_UPDATE.search(ln.text) for ln in lines if "nvidia" in ln.text.lower()):
-        out.errors = [replace(e, kind=AFTER_UPDATE) if e.kind == "nvml_unknown" else e for e in out.errors]
 
 
 def _candidates(lines: list[Line], marks: Marks | None = None) -> list[int]:
@@ -414,6 +400,7 @@ def quoted(lines: list[Line]) -> AppErrorsParse:
                 seen.add((kind, module))
                 out.errors.append(AppError(kind, ln.no, ln.text.strip()[:300], module, _tool(ln.text), quoted=True))
     _one_module(lines, out)
+    nvidia_stack.relabel(lines, out)  # R6B: the same facts, the same verdicts, in a poster's words
     from gpuvet.captures import ascend_codes  # noqa: PLC0415 - ASC: it imports this module; Ascend's codes, labels
 
     acl = ascend_codes.quoted(lines)

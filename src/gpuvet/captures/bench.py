@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpuvet.captures import cut_rows, nccl_legacy, nccl_runs
+from gpuvet.captures import cut_rows, nccl_legacy, nccl_runs, nccl_stall
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import holding
 from gpuvet.captures.nccl_devices import device_models, op_from_rows
@@ -159,7 +159,7 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     if not rows and out.failures:
         out.notes.append(f"nccl-tests stopped before its first result row: {out.failures[0].text[:160]}")
     elif not rows:
-        out.notes.append("nccl-tests header without result rows (cut before the table?): nothing to judge")
+        _no_rows(out, lines, header)
     if len({r for r, _ in ranks}) < len(ranks):
         out.notes.append("rank numbers repeat: several independent jobs (each node alone?) printed into this file")
     if (solo := nccl_runs.alone(lines)) is not None:
@@ -168,6 +168,15 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
                                   avg[0] if avg else None, where, nodes, device_models(lines), _announced_max(lines),
                                   finished, _gpus_per_thread(lines)))
     return out
+
+
+def _no_rows(out: NcclParse, lines: list[Line], header: list[Line]) -> None:
+    """A header with no result row: a stall where the text shows the run went on (R6B, captures/nccl_stall.py),
+    else a cut paste, nothing judged."""
+    if (hung := nccl_stall.went_on(lines, header)) is not None:
+        out.failures.append(NcclFailure(nccl_stall.KIND, "no result row after the header", None, hung[1], hung[0]))
+    else:
+        out.notes.append("nccl-tests header without result rows (cut before the table?): nothing to judge")
 
 
 _THREADS = lazy(r"^#?\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")

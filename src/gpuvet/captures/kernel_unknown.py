@@ -238,6 +238,13 @@ BENIGN: tuple[Benign, ...] = (
         "a riser) keeps no table of retired pages, and the module works without it",
     ),
     Benign(
+        "gpu_usb_c",
+        lazy(r"\bnvidia-gpu \S+: i2c timeout error\b|\bucsi_ccg\b.{0,40}\b(?:i2c_transfer failed|ucsi_ccg_init failed)"),
+        "the USB-C (VirtualLink) controller on a GeForce card's .3 function: the nvidia-gpu I2C driver "
+        "(drivers/i2c/busses/i2c-nvidia-gpu.c) timed out reaching its Cypress CCG chip, so ucsi_ccg registers no "
+        "port; the card's USB-C port only, never its compute (R6B)",
+    ),
+    Benign(
         "warning_level",
         lazy(r"^\s*(?:\[[^\]]{1,40}\]\s*)?\S+:\s+WARNING:|\bWARN(?:ING)?:\s+GPU:\d", re.I),
         "a line the driver itself marks as a warning (nvidia-modeset's 'WARNING: GPU:0: …'), not an error",

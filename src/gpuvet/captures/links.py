@@ -221,8 +221,8 @@ class _Dev:
 # nvidia-smi's whole answer when the driver brought up no module, as posters paste it: alone on its line (a quote's
 # '> ', markdown emphasis or code marks around it), inside an inline code span or quotes in a sentence
 # ('… with the following error: `"No devices were found"`'), closing a sentence after a colon, or right after
-# the verb saying the tool printed it
-_SMI_NONE = lazy(r"^[\s>*_`\"'\u201c]*No devices were found\.?[\s*_`\"'\u201d]*$|"
+# the verb saying the tool printed it, or a shell variable set to it (a script's set -x trace, R6B)
+_SMI_NONE = lazy(r"^[\s>*_`\"'\u201c]*No devices were found\.?[\s*_`\"'\u201d]*$|=\s*'No devices were found\.?'|"
                  r"[`\"\u201c]\s*No devices were found\.?\s*[`\"\u201d]|:\s*No devices were found\.?\s*$"
                  r"|\b(?:prints?|printed|says?|said|shows?|showed|returns?|returned|outputs?|gives?|gave|fails? with|"
                  r"failed with)\s+No devices were found\b")  # a code span's marks removed (decorations.py)

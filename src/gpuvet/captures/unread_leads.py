@@ -251,12 +251,19 @@ def _candidates(lines: list[Line]) -> list[Line]:
     return picked
 
 
+# a device's own kernel line with its stamp cut ('nvidia-gpu 0000:0a:00.3: …', 'ucsi_ccg 0-0008: …', dev_printk's)
+_DEVICE_LINE = lazy(r"^\s*[\w-]+ (?:[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|\d+-[0-9a-fA-F]{4}): ")
+
+
 def _lead(no: int, text: str) -> ToolFailure | None:
-    """The line as a lead, or None where it says no failure, a failure of no GPU's or NIC's, or a success."""
+    """The line as a lead, or None where it says no failure, a failure of no GPU's or NIC's, or a success; a kernel
+    line a healthy boot prints (kernel_unknown.BENIGN) is none wherever it is read (R6B: one verdict)."""
     low = text.lower()
     m = _FAILURE.search(low)
     if m is None or _success(low) or _NOT_FAULT.search(text) or not _CONTEXT.search(low) or \
             gpu_software.SENTENCE.match(text) or QUOTED_OR_CODE.search(text) or NARRATED.search(text):
+        return None
+    if (_driver(text) is not None or _DEVICE_LINE.match(text)) and kernel_unknown.benign(text) is not None:
         return None
     return ToolFailure(TOOL, _module(text), no, text, CAUSE)
 

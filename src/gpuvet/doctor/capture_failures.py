@@ -260,14 +260,15 @@ def benchmark_failures(ev: Evidence) -> Outcome:
     for f in c.nccl_failures:  # wrong values counted by nccl-tests itself are corrupt data, not an abort
         if f.kind == "out_of_bounds" and wrong_rows:
             continue  # collective_results names the sizes from the #wrong column
-        cause = {"out_of_bounds": "data_corruption_in_transfer", "alone": "nccl_tests_without_mpi"}.get(
-            f.kind, "collective_test_failed")
+        cause = {"out_of_bounds": "data_corruption_in_transfer", "alone": "nccl_tests_without_mpi",
+                 "stalled": "collective_test_stalled"}.get(f.kind, "collective_test_failed")
         fix = {"collective_test_failed": COLLECTIVE_FIX, "data_corruption_in_transfer": CORRUPTION_FIX}.get(
             cause, {}).get(f.tool)
         first = _first_runtime_error(ev, f.line) if cause == "collective_test_failed" else None
         if first is not None:  # the library's own WARN before the abort says why: its advice, not "run with INFO"
             fix = causes()["collective_runtime_error"].fix
-        found.append(finding(cause, HIGH, fix=fix, carried={"first_error": first} if first else None, tool=f.tool,
+        sure = MEDIUM if f.kind == "stalled" else HIGH  # R6B: a stall told by the text around the header
+        found.append(finding(cause, sure, fix=fix, carried={"first_error": first} if first else None, tool=f.tool,
                              kind=f.kind, error=f.message, at=f.where, line=f.line, output=f.text[:240]))
     waived = [w for w in c.nvb_waived if w.test and w.test.startswith("device_to_device")]
     if waived:

@@ -279,6 +279,15 @@ APP_ERROR_FIX = {
                                  "NVML cannot start until the module and the libraries match again; reboot, or "
                                  "unload and reload the nvidia kernel modules (cat /proc/driver/nvidia/version shows "
                                  "the loaded one)",
+    "nvml_init_function_not_found": "NVML's library is not the loaded driver's version (NVML found no function it "
+                                    "needs): ldconfig -p | grep libnvidia-ml and ls -l the libnvidia-ml.so.1 links: "
+                                    "each must point at the version cat /proc/driver/nvidia/version shows; remove "
+                                    "stale links or libraries left by an update, or reboot into the installed driver",
+    "cuda_after_resume": "the CUDA context did not survive the suspend or hibernate: restart the program; if it "
+                         "still fails, reload the nvidia modules (nvidia_uvm first) or reboot; to keep CUDA working "
+                         "across sleep, enable nvidia-suspend.service, nvidia-hibernate.service and "
+                         "nvidia-resume.service with NVreg_PreserveVideoMemoryAllocations=1 (the driver README's "
+                         "power management chapter)",
     "nccl_cuda": "NCCL reports a CUDA error underneath: run again with NCCL_DEBUG=INFO and CUDA_LAUNCH_BLOCKING=1 to "
                  "see the call, and read the kernel log for Xids at that time",
     "torch_no_cuda": "python -c 'import torch; print(torch.version.cuda)': None is a CPU-only build (install a CUDA "

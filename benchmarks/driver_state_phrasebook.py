@@ -1,0 +1,107 @@
+"""Issue 46 (R6B): how NVIDIA's user-space stack says the driver is absent, mismatched or in a bad state, read as a
+class: nvidia-smi's own words and NVML's nvmlErrorString texts after 'Failed to initialize NVML:', nvidia-smi's
+'No devices were found' (exit 6) as a script captures it, nvidia-container-cli's and nvidia-docker v1's relays of
+NVML, and the CUDA runtime's errors bare and after a suspend/resume the text shows. benchmarks/data/
+driver_state_phrasebook.json holds each message with its sources and the cause an engineer would name (null for a
+healthy line). Each is framed as captures show it; ``gpuvet doctor --from`` (in-process) reads each, and a framing
+counts as class (the cause found at warn or above), generic (another finding only), missed (read, no finding) or
+refused (exit 2). A healthy line must give no finding at warn or above and no refusal.
+
+    .venv/bin/python -m benchmarks.driver_state_phrasebook [--show generic,missed,refused,false]
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from benchmarks.support.phrasebook import LOUD, doctor, shown
+
+DATA = Path(__file__).parent / "data" / "driver_state_phrasebook.json"
+STAMP = "Dec 07 10:12:01 gpu-node-3"
+DOCKER = (
+    "docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
+    "runtime create failed: runc create failed: unable to start container process: error during container init: "
+    "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'"
+)
+SUSPEND = {  # the text shows the machine suspended and resumed before the error
+    "kernel": f"{STAMP} kernel: PM: suspend entry (deep)\n{STAMP} kernel: PM: suspend exit\n",
+    "poster": "I closed the lid (suspend) and after resume the model no longer runs:\n",
+    "hibernate": "After waking the PC from hibernate, ollama prints:\n",
+}
+
+
+def framings(family: str, text: str) -> dict[str, str]:
+    """The message as each kind of capture shows it."""
+    first = text.splitlines()[0]
+    if family == "smi":
+        return {
+            "bare": text,
+            "prompt": f"$ nvidia-smi\n{text}\n$",
+            "sudo_L": f"user@node:~$ sudo nvidia-smi -L\n{text}",
+            "quoted": f"Since the update nvidia-smi prints `{first}` and nothing else.",
+        }
+    if family == "var":  # a CI script's trace of nvidia-smi's answer and exit status
+        return {
+            "xtrace": f"+ INSTALLED_DRIVER_VERSION='{text}'\n+ NVIDIA_SMI_STATUS=6",
+            "assign": f'DRIVER_VERSION="{text}"',
+        }
+    if family == "nvc":
+        return {"bare": text, "docker": f"{DOCKER}\n{text}: unknown.", "quoted": f"docker run fails with '{text}'."}
+    if family == "nvd":  # nvidia-docker v1's and its plugin's log prefix
+        return {
+            "nvidia_docker": f"nvidia-docker | 2017/12/21 05:04:46 {text}",
+            "plugin": f"nvidia-docker-plugin | 2017/12/21 05:04:46 {text}",
+        }
+    if family == "cuda":
+        return {
+            "bare": f"CUDA error: {text}",
+            "torch": f"RuntimeError: CUDA error: {text}",
+            "ggml": f"CUDA error: {text}\n  current device: 0, in function ggml_backend_cuda_synchronize at ggml.cu:2294",
+        }
+    if family == "resume":
+        return {name: f"{pre}CUDA error: {text}" for name, pre in SUSPEND.items()}
+    lines = text.splitlines()
+    return {
+        "bare": text,
+        "dmesg": "\n".join(f"[    5.39653{i}] {line}" for i, line in enumerate(lines)),
+        "journal": "\n".join(f"{STAMP} kernel: {line}" for line in lines),
+    }
+
+
+def verdict(expected: str | None, text: str, where: Path) -> tuple[str, set[str]]:
+    code, found = doctor(text, where)
+    if code == 2:
+        return "refused", set()
+    loud = {f["cause"] for f in found if f["severity"] in LOUD}
+    if expected is None:
+        return ("clean" if not loud else "false"), loud
+    return ("class" if expected in loud else "generic" if loud else "missed"), loud
+
+
+def main(argv: list[str] | None = None) -> int:
+    show = shown(__doc__, argv)
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    tally: dict[str, Counter[str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "capture.txt"
+        for family, text, expected in data["messages"]:
+            for frame, framed in framings(family, text).items():
+                v, loud = verdict(expected, framed, where)
+                tally.setdefault(family, Counter())[v] += 1
+                if v in show:
+                    print(f"{v:8} {family:6} {frame:13} {text[:70]!r} -> {sorted(loud)} (want {expected})")
+    kinds = ("class", "generic", "missed", "refused", "clean", "false")
+    print(f"{'family':<8}" + "".join(f"{k:>9}" for k in kinds))
+    total = Counter[str]()
+    for family, c in tally.items():
+        total += c
+        print(f"{family:<8}" + "".join(f"{c[k]:>9}" for k in kinds))
+    print(f"{'all':<8}" + "".join(f"{total[k]:>9}" for k in kinds))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
