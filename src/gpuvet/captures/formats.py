@@ -552,10 +552,10 @@ FORMATS: tuple[Format, ...] = (
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),
     Format("hccn_tool", "app_errors", _one("hccn_tool.parse"), ALL, adds=True, markers=ascend_marks.HCCN),  # ASC
+    Format("lspci ACS control", "app_errors", _one("pcie_acs.parse"), ALL, adds=True, markers=("ACSCtl:", "ACSCap:")),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
-    Format("scheduler and runtime GPU lines", "app_errors", Gated(_ops_layer), ALL, adds=True,
-           markers=OPS_MARKS),
+    Format("scheduler and runtime GPU lines", "app_errors", Gated(_ops_layer), ALL, adds=True, markers=OPS_MARKS),
     # issue 46 (dev_k_ops): Slurm, Kubernetes, the device plugin, DCGM's host engine, CDI, a driver container
     Format("driver installation and binding", "app_errors", Gated(_marked("driver_state.parse")), ALL, adds=True,
            markers=driver_marks.STATE),  # issue 46 (dev_m_drv): lspci -k, lshw, inxi, dkms, modprobe, persistenced

@@ -265,7 +265,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             cur = None  # lspci indents its fields (tabs, or spaces once a paste expanded them), a blank line ends it
             continue
         if known and cur is None:
-            cur = _selected(devs, chosen) if chosen else None
+            cur = _selected(devs, chosen) if chosen else _half(devs, body)
             if cur is None:
                 cur = _Dev(chosen or NO_DEVICE_LINE, None, True)
                 devs.append(cur)
@@ -379,6 +379,16 @@ def _gone(out: LspciParse, dev: _Dev) -> None:
     if REV_FF.search(dev.name or ""):
         out.gone.append(out.listed[-1])
         out.claimed.update(dev.lines)
+
+
+def _half(devs: list[_Dev], body: str) -> _Dev | None:
+    """A device-less LnkCap that a poster's sentence parted from its LnkSta ('it has: LnkCap … and: LnkSta …'): the
+    field the last device-less reading lacks is that reading's, not a second device's."""
+    last = devs[-1] if devs and devs[-1].device == NO_DEVICE_LINE else None
+    if last is not None and (body.startswith("LnkSta:") and last.sta is None
+                             or body.startswith("LnkCap:") and last.cap == (None, None)):
+        return last
+    return None
 
 
 def _said(out: LspciParse, dev: _Dev) -> None:

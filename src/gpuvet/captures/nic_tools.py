@@ -54,7 +54,11 @@ FABRIC_MARKS = (*RDMA_WORDS, *IB_DIAGS_WORDS, *IBDIAGNET_WORDS)
 MAX_NUMA = 1023  # Linux numbers NUMA nodes below MAX_NUMNODES (1024 at most)
 # lshca's table: a '|'-separated header naming the PCI address and the RDMA device; each row starts with a bus id
 _LSHCA_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
-_LSHCA_LINK = re.compile(r"x(\d{1,2})\s*G(\d)(\*)?")  # 'x16 G3*': width, generation, lshca's mark of a degraded link
+# 'x16 G3*': width, generation, lshca's mark of a degraded link; an older lshca's LnkStaWidth gives the width alone,
+# marked '>!<' where it is below LnkCapWidth ('x8 >!<')
+_LSHCA_LINK = re.compile(r"x(\d{1,2})(?:\s*G(\d)(\*)?|\s*>!<|\s*$)")
+# lshca's LnkStat cell: the RDMA port's logical state, sysfs' words shortened ('actv', 'down', 'init', 'armd')
+_LSHCA_STATE = {"actv": "ACTIVE", "active": "ACTIVE", "down": "DOWN", "init": "INIT", "armd": "ARMED", "armed": "ARMED"}
 _LSHCA_FW = re.compile(r"^\s*FW:\s*(\S+)")
 _MST_HEAD = re.compile(r"^\s*DEVICE_TYPE\s+MST\s+PCI\b")  # mst status -v's PCI devices table
 
@@ -265,8 +269,8 @@ def _merge(first: Nic, second: Nic) -> Nic:
 
 def _lshca(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
     """lshca's table rows, one device each: its bus id, RDMA name, netdev, NUMA node, HCA type and PCIe
-    link (LnkStaWidth against LnkCapWidth); the firmware of the 'FW:' line above the table. The ports'
-    state is ibstat's: lshca's table gives none, and its Rate column rounds fractional rates (2.5 -> 5)."""
+    link (LnkStaWidth against LnkCapWidth); the firmware of the 'FW:' line above the table; the port's state where
+    a LnkStat column gives it (an older lshca's). Its Rate column rounds fractional rates (2.5 -> 5): not read."""
     out: dict[str, Nic] = {}
     cols: list[str] = []
     firmware: str | None = None
@@ -348,11 +352,11 @@ def _mst_status(lines: list[Line], claimed: set[int]) -> dict[str, Nic]:
     return out
 
 
-def _lshca_link(cell: str, column: str, line: int) -> tuple[int, int] | None:
+def _lshca_link(cell: str, column: str, line: int) -> tuple[int | None, int] | None:
     """'x16 G4' as (generation, width); a width or generation no PCIe link has is refused (exit 2)."""
     if (m := _LSHCA_LINK.search(cell)) is None:
         return None
-    width, gen = int(m.group(1)), int(m.group(2))
+    width, gen = int(m.group(1)), int(m.group(2)) if m.group(2) else None
     faults = [f for f in (width_fault(width), generation_fault(gen)) if f]
     if faults:
         raise CaptureError(f"lshca {column} {cell[:40]!r}: {'; '.join(faults)}", where=f"line {line}",
@@ -377,7 +381,8 @@ def _lshca_nic(row: dict[str, str], firmware: str | None, line: int) -> Nic | No
                            where=f"line {line}", fix="give lshca's table as it printed it.")
     net = row.get("net", "")
     return Nic(device, row.get("hca_type") or None, bus.upper() or None,
-               (NicPort(int(row["port"]) if row.get("port", "").isdigit() else 1, UNKNOWN, UNKNOWN, None, None, layer),),
+               (NicPort(int(row["port"]) if row.get("port", "").isdigit() else 1,
+                        _LSHCA_STATE.get(row.get("lnkstat", "").lower(), UNKNOWN), UNKNOWN, None, None, layer),),
                firmware, netdevs=(net,) if re.fullmatch(r"[\w.@-]{1,64}", net) else (),
                numa_node=int(numa) if numa.isdigit() else None, pcie=pcie)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuvet.captures import cqe_status
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -131,6 +132,7 @@ _GATE = (
     "test_wc",
     "No matched device",
     "fi_getinfo",
+    *cqe_status.HINTS,
 )
 # a program's log line, not perftest's: glog ('E1207 12:00:00.000 123 file.cpp:45]'), a source file:line, a step tag
 _FOREIGN = lazy(
@@ -257,6 +259,7 @@ MARKS = (
     "rdma_",
     "worker_pool",
     "transfer_",
+    *cqe_status.MARKS,  # R6A: a syndrome's or the verbs enum's name, a syndrome's number
 )
 
 
@@ -311,6 +314,18 @@ def _code(words: str) -> int | None:
 
 def _completion(ln: Line) -> VerbsCompletion | None:
     t = ln.text
+    if "NET/" not in t and (named := cqe_status.completion(ln)) is not None:  # R6A: by a CQE syndrome's or enum's
+        return VerbsCompletion(
+            ln.no,
+            None,
+            _device(t),
+            None,
+            "a completion by its CQE syndrome or verbs enum",
+            named[0],
+            None,
+            named[1],
+            named[2][:_TEXT],
+        )  # name (a report's prose may name NCCL)
     if "NET/" in t or "NCCL " in t:
         return None  # NCCL's and its plugins' lines are nccl_warns'
     text = t.strip()[:_TEXT]

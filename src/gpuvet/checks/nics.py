@@ -80,11 +80,13 @@ def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequ
     if declared is not None:
         return float(declared.rate_gbps), f"{declared.name}, declared"
     others = [p.rate_gbps for n, p in peers if n.hca_type == nic.hca_type and (n, p) != (nic, port)
-              and p.link_layer == port.link_layer and p.rate_gbps is not None]
+              and n.firmware == nic.firmware and p.link_layer == port.link_layer and p.rate_gbps is not None]
     model = find_nic_model(nic.hca_type)
     basis = f"its {model.name} peers on the node" if model else "its peers on the node"
-    # the peers' median: one faster port (a different card's speed) must not make every other port "slow"
-    if len(others) >= 2:
+    # the peers' median: one faster port (a different card's speed) must not make every other port "slow"; peers
+    # only of a model the listing names (ibstatus names none: a 200 Gb/s card beside 400 Gb/s ones may be another
+    # card, another role), and of the same firmware
+    if len(others) >= 2 and nic.hca_type is not None:
         return float(statistics.median(others)), basis
     ethernet = port.link_layer == "Ethernet" or model is not None and model.link_layers == ("Ethernet",)
     if model is not None and model.slowest_eth_gbps is not None and ethernet:
@@ -325,8 +327,10 @@ def pcie(readings: NicReadings) -> list[NicVerdict]:
         link = nic.pcie
         if link is None or not _below_cap(link):
             continue
-        now = f"Gen{link.gen} x{link.width}, capable of Gen{link.gen_max} x{link.width_max}"
-        carries = LANE_GBPS.get(link.gen or 0, 0.0) * (link.width or 0)
+        now = (f"Gen{link.gen} x{link.width}" if link.gen else f"x{link.width} (its generation not given: Gen"
+               f"{link.gen_max} taken)") + f", capable of Gen{link.gen_max} x{link.width_max}"
+        # no trained generation given: its capable one, the most the link carries
+        carries = LANE_GBPS.get(link.gen or link.gen_max or 0, 0.0) * (link.width or 0)
         rate = max((p.rate_gbps for p in nic.ports if p.state == ACTIVE and p.rate_gbps is not None), default=None)
         where = f"{nic.device}{f' ({nic.bus_id})' if nic.bus_id else ''}"
         if rate is None and (unread := _rate_unread(nic, where, f"{where} PCIe {now}", carries)) is not None:
@@ -364,4 +368,5 @@ def _rate_unread(nic: Nic, where: str, said: str, carries: float) -> NicVerdict 
 def _below_cap(link: NicPcie) -> bool:
     gen_low = link.gen is not None and link.gen_max is not None and link.gen < link.gen_max
     width_low = link.width is not None and link.width_max is not None and link.width < link.width_max
-    return (gen_low or width_low) and link.gen is not None and link.width is not None
+    # a listing that gives the trained width alone (an older lshca's 'x8 >!<'): below its capable width is below
+    return (gen_low or width_low) and link.width is not None and (link.gen is not None or width_low)

@@ -200,6 +200,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hccn_net_unhealthy": _Meaning("npu_network_unhealthy", MEDIUM),
     "hccn_optical_alarm": _Meaning("nic_hardware_alarm", HIGH),
     "hccn_link_flap": _Meaning("nic_errors", MEDIUM),
+    "pcie_acs_redirect": _Meaning("pcie_acs_enabled", HIGH),  # R6A: lspci's ACSCtl (captures/pcie_acs.py)
+    "pcie_acs_source_valid": _Meaning("pcie_acs_enabled", MEDIUM),
 }
 
 

@@ -1,0 +1,124 @@
+"""A work completion with error named the way the NIC or the verbs enum names it, not in ibv_wc_status_str's words
+(issue 46, R6A): mlx5's CQE syndrome (``CQE syndrome 0x15 (TRANSPORT_RETRY_EXC_ERR, vendor syndrome 0x83)``, a
+device-side library's ``CQ requester error TRANSPORT_RETRY_EXC_ERR (15)``, SPDK's ``Error on QP 0x1a wqe[003]:
+Transport retry count exceeded (synd 0x15 vend 0x81)``) and libibverbs' enum (``wc.status = IBV_WC_RETRY_EXC_ERR``).
+
+Each is the same fact as ibv_wc_status_str's words (rdma_verbs.py reads those): the syndrome becomes the status the
+mlx5 driver turns it into (Linux drivers/infiniband/hw/mlx5/cq.c mlx5_handle_error_cqe; rdma-core
+providers/mlx5/cq.c), so a retry exceeded is the path to the peer, a flush an echo of a first error. A pasted
+source line (``case MLX5_CQE_SYNDROME_…:``, ``return IBV_WC_…;``) is code, not a completion, and is left alone."""
+
+from __future__ import annotations
+
+import re
+
+from gpuvet.captures.lazy_re import lazy
+from gpuvet.captures.text import Line
+
+# mlx5's CQE syndromes (include/linux/mlx5/device.h MLX5_CQE_SYNDROME_*) -> (syndrome, ibv_wc_status)
+SYNDROMES = {
+    "LOCAL_LENGTH_ERR": (0x01, 1),
+    "LOCAL_QP_OP_ERR": (0x02, 2),
+    "LOCAL_PROT_ERR": (0x04, 4),
+    "WR_FLUSH_ERR": (0x05, 5),
+    "MW_BIND_ERR": (0x06, 6),
+    "BAD_RESP_ERR": (0x10, 7),
+    "LOCAL_ACCESS_ERR": (0x11, 8),
+    "REMOTE_INVAL_REQ_ERR": (0x12, 9),
+    "REMOTE_ACCESS_ERR": (0x13, 10),
+    "REMOTE_OP_ERR": (0x14, 11),
+    "TRANSPORT_RETRY_EXC_ERR": (0x15, 12),
+    "RNR_RETRY_EXC_ERR": (0x16, 13),
+    "REMOTE_ABORTED_ERR": (0x22, 16),
+}
+_BY_NUMBER = {synd: status for synd, status in SYNDROMES.values()}
+# libibverbs' enum ibv_wc_status, 1-21 (libibverbs/verbs.h), in its order
+ENUM = (
+    "LOC_LEN_ERR",
+    "LOC_QP_OP_ERR",
+    "LOC_EEC_OP_ERR",
+    "LOC_PROT_ERR",
+    "WR_FLUSH_ERR",
+    "MW_BIND_ERR",
+    "BAD_RESP_ERR",
+    "LOC_ACCESS_ERR",
+    "REM_INV_REQ_ERR",
+    "REM_ACCESS_ERR",
+    "REM_OP_ERR",
+    "RETRY_EXC_ERR",
+    "RNR_RETRY_EXC_ERR",
+    "LOC_RDD_VIOL_ERR",
+    "REM_INV_RD_REQ_ERR",
+    "REM_ABORT_ERR",
+    "INV_EECN_ERR",
+    "INV_EEC_STATE_ERR",
+    "FATAL_ERR",
+    "RESP_TIMEOUT_ERR",
+    "GENERAL_ERR",
+)
+# what a line holds before any regex: a syndrome's or the enum's name, or a syndrome's number
+HINTS = ("_ERR", "synd")
+# what a text holds for the class's format to run on it (rdma_verbs.MARKS): the names' endings, a syndrome's number
+MARKS = (
+    "_EXC_ERR",
+    "_OP_ERR",
+    "_ACCESS_ERR",
+    "_REQ_ERR",
+    "_PROT_ERR",
+    "_FLUSH_ERR",
+    "_ABORTED_ERR",
+    "_ABORT_ERR",
+    "_RESP_ERR",
+    "_LENGTH_ERR",
+    "_LEN_ERR",
+    "_BIND_ERR",
+    "IBV_WC_",
+    "MLX5_CQE_",
+    "syndrome 0x",
+    "synd 0x",
+)
+_NAME = lazy(r"(?<![A-Z_])(?:MLX5_CQE_SYNDROME_)?(?P<name>" + "|".join(sorted(SYNDROMES, key=len, reverse=True)) + r")\b")
+_ENUM = lazy(r"\bIBV_WC_(?P<enum>" + "|".join(sorted(ENUM, key=len, reverse=True)) + r")\b")
+# 'CQE syndrome 0x15', 'syndrome: 0x15', SPDK's '(synd 0x15 vend 0x81)'
+_NUMBER = lazy(r"\b(?:CQE (?:error )?syndrome|syndrome|synd)[:=]?\s*\(?(?P<synd>0x[0-9a-fA-F]{1,2})\b")
+_CONTEXT = lazy(r"\b(?:CQE?|cqe|completion|completed|syndrome|synd|status|wc|WC|error|failed|QP)\b")
+_VENDOR = lazy(r"\bvend(?:or)?(?:_err)?(?: syndrome| synd)?[:=]?\s*(?P<vend>0x[0-9a-fA-F]{1,4})\b")
+_CODE = lazy(r"^\s*(?:case\b|return\b|#define\b|[A-Za-z_][\w.>-]*\s*(?:==|!=)\s*)|\b(?:switch|enum)\s*[({]|;\s*$")
+
+
+def completion(ln: Line) -> tuple[int, str | None, str] | None:
+    """(ibv_wc_status, the syndrome as the line gives it, the line from a little before the name: a report's
+    paragraph names it mid-way) of a completion a line names by the NIC's syndrome or the verbs enum; None for any
+    other line and for pasted source code."""
+    t = ln.text
+    if not any(h in t for h in HINTS) or _CODE.search(t) or not _CONTEXT.search(t):
+        return None
+    synd = _NUMBER.search(t)
+    vend = _VENDOR.search(t)
+    said = (
+        " ".join(
+            x
+            for x in (f"syndrome {synd.group('synd')}" if synd else "", f"vendor {vend.group('vend')}" if vend else "")
+            if x
+        )
+        or None
+    )
+    if (m := _NAME.search(t)) is not None and (synd is not None or "MLX5_CQE" in t or "CQ" in t):
+        return SYNDROMES[m.group("name")][1], said or m.group("name"), _around(t, min((m.start(), *_at(synd))))
+    if (e := _ENUM.search(t)) is not None:
+        return ENUM.index(e.group("enum")) + 1, said, _around(t, e.start())
+    if synd is not None and re.search(r"\b(?:CQE|QP)\b", t) and (status := _BY_NUMBER.get(int(synd.group("synd"), 16))):
+        return status, said, _around(t, synd.start())
+    return None
+
+
+def _at(found: re.Match[str] | None) -> tuple[int, ...]:
+    return (found.start(),) if found else ()
+
+
+def _around(text: str, at: int) -> str:
+    """The line from a sentence or 100 characters before ``at``, so that the name is in the cited excerpt."""
+    start = max(0, at - 100)
+    cut = text.rfind(". ", start, at)
+    space = text.find(" ", start, at) if start else -1
+    return text[cut + 2 if cut >= 0 else space + 1 if space >= 0 else start :].strip()
