@@ -41,7 +41,7 @@ def framings(family: str, text: str) -> dict[str, str]:
             "bare": text,
             "prompt": f"$ nvidia-smi\n{text}\n$",
             "sudo_L": f"user@node:~$ sudo nvidia-smi -L\n{text}",
-            "quoted": f"Since the update nvidia-smi prints `{first}` and nothing else.",
+            "quoted": f"Since the update nvidia-smi on my node prints `{first}` and nothing else.",
         }
     if family == "var":  # a CI script's trace of nvidia-smi's answer and exit status
         return {
@@ -49,7 +49,11 @@ def framings(family: str, text: str) -> dict[str, str]:
             "assign": f'DRIVER_VERSION="{text}"',
         }
     if family == "nvc":
-        return {"bare": text, "docker": f"{DOCKER}\n{text}: unknown.", "quoted": f"docker run fails with '{text}'."}
+        return {
+            "bare": text,
+            "docker": f"{DOCKER}\n{text}: unknown.",
+            "quoted": f"Since Monday my node keeps printing '{text}' and the job dies.",
+        }
     if family == "nvd":  # nvidia-docker v1's and its plugin's log prefix
         return {
             "nvidia_docker": f"nvidia-docker | 2017/12/21 05:04:46 {text}",
