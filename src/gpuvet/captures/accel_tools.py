@@ -24,6 +24,12 @@ HEARTBEAT, RESET_AFTER_FAULT = "habanalabs: heartbeat failed", "habanalabs: rese
 ECC_COUNT = "hl-smi: volatile uncorrectable"
 RESET_FAILED = "tt-smi: chip not back after reset"
 RESET_DONE = "tt-smi: reset"
+# tt-smi's Blackhole reset (tt_tools_common reset_common/bh_reset.py) prints it when the chip's config-space reset
+# bit is not back within its wait, and exits non-zero: the chip is still on the bus, its reset unconfirmed (UMD
+# logs the same check as a warning); a chip gone from the bus or failing to initialise after it stays critical
+RESET_INCOMPLETE = "tt-smi: reset not completed"
+_TT_INCOMPLETE = (" (the PCIe link reset did not complete; tt-smi exits with an error: update the board's firmware"
+                  " bundle and board-management firmware with tt-flash, power-cycle the host, then reset again)")
 _BUS = r"((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 
 
@@ -343,10 +349,12 @@ def _tt_smi(lines: list[Line], out: ListedParse) -> None:
     if lost and len([d for d in lost if ":" in d]) == len(devices) and not any(":" in d for d in devices):
         devices = []  # the devices it reset by PCI index are the ones it names by BDF when they do not reappear
     for d in dict.fromkeys([*devices, *lost]):
-        verdict = lost.get(d) or (said if failed else "")
+        verdict = lost.get(d, "")
+        ras = (RESET_INCOMPLETE, verdict + _TT_INCOMPLETE) if verdict.startswith("Config") and not failed else \
+            (RESET_FAILED, verdict or said) if verdict or failed else (RESET_DONE, "completed")
         bus_id = d.upper() if ":" in d else None
         out.modules.append(ListedModule(f"TT {bus_id}" if bus_id else f"TT device {d}", family, bus_id, tool=TT_SMI,
-                                        ras=((RESET_FAILED, verdict) if verdict else (RESET_DONE, "completed"),)))
+                                        ras=(ras,)))
     out.kinds.append(TT_SMI)
 
 

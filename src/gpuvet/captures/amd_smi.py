@@ -20,11 +20,12 @@ from gpuvet.captures import (
     amd_smi_table,
     amd_throttle,
     amd_xgmi,
+    rbt_agents,
     rocm_ras,
     rocm_table,
+    rocm_temps,
     rocm_tools,
     rocm_unsupported,
-    rocm_validation,
     rocminfo,
 )
 from gpuvet.captures.dedupe import merge_listed
@@ -45,10 +46,6 @@ _ROCM_TABLE = re.compile(r"^=+ *(Weight|Hops|Link Type) between two GPUs *=+$")
 _ROCM_FIELD = re.compile(r"^GPU\[(\d{1,4})\]\s*:\s*([^:]+?):\s+(.*)$")
 _ROCM_DRIVER = re.compile(r"^Driver version:\s*(\S{1,40})\s*$")
 _ROCM_LINE = re.compile(r"^(GPU\[\d{1,4}\]\s*:|=.*=$|ERROR: \d+ GPU\[|No KFD PIDs|WARNING: )")
-_RBT_DEVICE = re.compile(r"^\s*Device:\s*(\d{1,4}),\s*([^,]+?),\s*(GPU-[0-9A-Za-z]+),\s*([0-9a-fA-F]{1,2}):"
-                         r"([0-9a-fA-F]{1,2})\.(\d)\s*$")
-_RBT_OTHER = re.compile(r"^\s*(RocmBandwidthTest Version|Launch Command is|Device:\s*\d+,|D/D\s|Inter-Device|"
-                        r"(Uni|Bi)directional copy peak|\d+(\s+(\d+(\.\d+)?|N/A))+\s*$)")
 _INSTINCT = re.compile(r"\[(AMD Instinct [^\]]+)\]")
 _JSON_OPENS = re.compile(r'\{|\[\s*(?:[\[{"\d-]|$)')  # not a shell prompt's '[root@gpu01 ~]# rocm-smi --json'
 
@@ -553,25 +550,6 @@ def _cell(fabric: FabricTable, what: str, pair: frozenset[str], cell: str, notes
 
 # --- rocm-bandwidth-test ----------------------------------------------------------------------
 
-def _rocm_bandwidth_test(lines: list[Line], out: ListedParse) -> None:
-    """Its device list (GPUs with a UUID and a bus id; CPUs are listed without)."""
-    if not any("RocmBandwidthTest" in ln.text or _RBT_DEVICE.match(ln.text) for ln in lines):
-        return
-    for ln in lines:
-        if (m := _RBT_DEVICE.match(ln.text)) is not None:
-            bus = f"{int(m.group(4), 16):02X}:{int(m.group(5), 16):02X}.{m.group(6)}"
-            out.modules.append(ListedModule(f"Device {m.group(1)}", name=m.group(2).strip(), bus_id=bus,
-                                            uuid=m.group(3), tool="rocm-bandwidth-test"))
-        elif (dev := rocm_validation.devices([ln])) and not rocm_validation.is_cpu(dev[0][1], dev[0][2]):
-            at = re.fullmatch(r"([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})\.(\d)", dev[0][3] or "")  # 2.3.x: no UUID
-            short = f"{int(at.group(1), 16):02X}:{int(at.group(2), 16):02X}.{at.group(3)}" if at else None
-            out.modules.append(ListedModule(f"Device {dev[0][0]}", name=dev[0][1], bus_id=short,
-                                            tool="rocm-bandwidth-test"))
-        if _RBT_OTHER.match(ln.text):
-            out.claimed.add(ln.no)
-    out.kinds.append("rocm-bandwidth-test")
-
-
 # --- each reader's markers (issue 43): strings every line it can claim or read holds, or without which it
 # reads nothing (its title, its header, its JSON keys), as each version and decoration it reads prints them
 READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], None]], ...] = (
@@ -586,7 +564,9 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (("device,",), _rocm_smi_csv),  # its header row
     (rocm_table.MARKERS, rocm_table.read_tables),
     (rocm_table.HEADLESS_MARKERS, rocm_table.read_headless),  # only where read_tables found no table
-    (("RocmBandwidthTest", "Device:"), _rocm_bandwidth_test),  # read only after its title or a device line
+    (("RocmBandwidthTest", "Device:"), rbt_agents.read_listed),  # read only after its title or a device line
+    (rocm_temps.MARKERS, rocm_temps.read),  # R6C: --showtemp's lines without 'GPU[N] :', amdgpu's hwmon files
+    (rbt_agents.MARKERS, rbt_agents.read),  # 2.6's 'Device Index:' / 'Device Type:' blocks (CPU agents alone: said)
     (amd_monitor.MARKERS, _monitor),
     (("gfx",), rocminfo.read), (rocminfo.CPU_MARKERS, rocminfo.read_cpu_only),  # a 'Name: gfx…' agent; CPUs alone
     (amd_throttle.MARKERS, amd_throttle.read),  # R4A: amd-smi's THROTTLE_STATUS quoted in prose or a table

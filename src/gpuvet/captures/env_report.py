@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from gpuvet.captures import rbt_agents
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.smi_table import BANNER
@@ -117,6 +118,7 @@ def read(lines: list[Line]) -> Report:
     listed: list[tuple[str, str | None, str]] = []  # container-cli's debug lines: (uuid, bus, device node)
     block: Gpu | None = None
     loose: list[tuple[int, list[Gpu]]] = []  # 'GPU 0: …' lines: a collect_env's or check_env's only beside its keys
+    agents = rbt_agents.index_lines(lines)  # rocm-bandwidth-test's 'Device Index:' blocks, not container-cli's
     for ln in lines:
         text = ln.text.strip()
         if not text:
@@ -134,7 +136,7 @@ def read(lines: list[Line]) -> Report:
             continue
         printed, value = " ".join(k.group(1).split()), k.group(2).strip().strip("`").strip()
         key = printed.lower()
-        if key in _BLOCK and (block is not None or printed == "Device Index"):
+        if key in _BLOCK and (block is not None or (printed == "Device Index" and ln.no not in agents)):
             block = _block(key, value, block, out)
             out.claimed.add(ln.no)
             continue

@@ -13,10 +13,11 @@ named on several lines (by bus id, by index, else by model) is counted once."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from gpuvet.captures import fallback
+from gpuvet.captures import fallback, module_spellings
 from gpuvet.captures.kernel import KernelParse
 from gpuvet.captures.records import UNNAMED, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
@@ -119,16 +120,19 @@ _NVRM = re.compile(r"\bNVRM\b|\bXid\b")
 def mentions(lines: list[Line]) -> list[_Named]:
     """Each device the lines name, once (by bus id, by index, else by model), in the order first named."""
     seen: dict[str, _Named] = {}
+    arch: dict[str, set[str]] = {}  # a module named by model -> the gfx targets on its lines (module_spellings)
     for ln in lines[:_CAP]:
         if ln.elision or len(seen) >= MAX_MODULES:
             continue
         head = ln.text[:HEAD]
-        for key, named in _on_line(head, ln.no):
+        for key, named in (found := _on_line(head, ln.no)):
+            arch.setdefault(key, set()).update(module_spellings.targets(head, [n.model for _, n in found]))
             got = seen.setdefault(key, named)
             if got.bus is None and named.bus is not None:
                 got.bus = named.bus
             got.lines.add(ln.no)
-    return _merged(list(seen.values()))
+    spelled = Counter(t for key, ts in arch.items() if not module_spellings.GFX.fullmatch(seen[key].model) for t in ts)
+    return _merged(module_spellings.without_second_spellings(list(seen.values()), spelled))
 
 
 def _on_line(head: str, no: int) -> list[tuple[str, _Named]]:

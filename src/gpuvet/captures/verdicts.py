@@ -83,7 +83,7 @@ def _xpu_severity(path: str, value: str) -> str:
 # come back from tt-smi's reset, hl-smi's volatile uncorrectable count (as amd-smi's: any is an uncorrectable error)
 _ACCEL_SAID = {"habanalabs: device not usable": "critical", "habanalabs: heartbeat failed": "critical",
                "habanalabs: reset after a fault": "warn", "tt-smi: chip not back after reset": "critical",
-               "tt-smi: reset": "ok", "tt-smi: chip not answering": "critical"}
+               "tt-smi: reset not completed": "warn", "tt-smi: reset": "ok", "tt-smi: chip not answering": "critical"}
 
 
 def _ras_severity(path: str, value: str) -> str:

@@ -7,6 +7,8 @@ import html
 import re
 from typing import TYPE_CHECKING
 
+from gpuvet.captures import htmltext
+
 if TYPE_CHECKING:
     from gpuvet.captures.decorations import Numbered, Survey
 
@@ -27,6 +29,7 @@ def web_text(numbered: Numbered, notes: list[str], survey: Survey) -> Numbered:
     as one cell), the curly quotes and ellipsis a blog or forum typesets for ' " and ... (a JSON in “…”
     reads as none; no tool prints them), and HTML entities (`-&gt;`) where the capture is not XML, whose
     own escapes they are."""
+    numbered = numbered if survey.xml else htmltext.untagged(numbered, notes, survey.quoted, _holding)  # page's HTML
     web = survey.web
     spaced = [n for n, s in numbered if s != s.translate(_SPACES)] if web else []
     typeset = [n for n, s in numbered if s != s.translate(_QUOTES if _typeset(s) else _ELLIPSIS)] if web else []

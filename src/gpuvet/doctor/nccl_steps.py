@@ -44,7 +44,7 @@ def nccl_log(ev: Evidence) -> Outcome:
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
-    info += _paths(logs) + _p2p_off(logs) + _p2p_by_design(logs, ev)
+    info += _paths(logs) + _settings_off(logs) + _p2p_by_design(logs, ev)
     if found:
         nets = "".join(f"; network transport: {c.value}" for c in cited if c.field == "network transport")
         return confirmed(f"{len(found)} finding(s) in the library's own log: {_first_words(found)}{nets}{info}",
@@ -482,6 +482,16 @@ def _p2p_off(logs: Logs) -> str:
 
     said = [f"{m.group(0)} (line {at.line})" for _, log in logs for at in log.env if (m := P2P_OFF.search(at.text))]
     return f"; P2P turned off by the job's own setting: {said[0]} (info)" if said else ""
+
+
+def _settings_off(logs: Logs) -> str:
+    """P2P turned off by the job's own setting, with every other transport its settings turn off or narrow
+    (NCCL_SHM_DISABLE=1, NCCL_IB_DISABLE=1 …: captures/nccl_env_limits.py), said in one info, never a fault."""
+    from gpuvet.captures.nccl_env_limits import said
+
+    others = [s for s in said([(at.line, at.text) for _, log in logs for at in log.env]) if not s.startswith("NCCL_P2P")]
+    tail = f"; other transports limited by the job's own settings: {', '.join(others)} (info)" if others else ""
+    return _p2p_off(logs) + tail
 
 
 def _pcie_by_design(ev: Evidence, f: Fallback) -> bool:
