@@ -67,6 +67,10 @@ def framings(family: str, text: str) -> dict[str, str]:
         }
     if family == "resume":
         return {name: f"{pre}CUDA error: {text}" for name, pre in SUSPEND.items()}
+    if family == "resume_log":  # a runtime's own log line after the resume
+        return {name: f"{pre}{text}" for name, pre in SUSPEND.items()}
+    if family == "log":
+        return {"bare": text, "journal": f"{STAMP} ollama[812]: {text}"}
     lines = text.splitlines()
     return {
         "bare": text,

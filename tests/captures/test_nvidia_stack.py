@@ -35,6 +35,11 @@ def _loud(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> set[
             "driver_library_mismatch",
             "warn",
         ),
+        (
+            "nvidia-container-cli: initialization error: nvml error: function not found",
+            "driver_library_mismatch",
+            "critical",
+        ),
         ("+ INSTALLED_DRIVER_VERSION='No devices were found'\n+ NVIDIA_SMI_STATUS=6", "no_modules_visible", "critical"),
     ],
 )
@@ -50,6 +55,8 @@ def test_cuda_error_after_resume_is_the_drivers_state(tmp_path: Path, capsys: py
         "RuntimeError: CUDA error: unspecified launch failure"
     )
     assert _loud(slept, tmp_path, capsys) == {("api_reports_driver_state", "warn")}
+    ollama = 'PM: suspend exit\ntime=2024-04-19T10:00:00Z level=INFO source=gpu.go:101 msg="cudart init failure: 999"'
+    assert _loud(ollama, tmp_path, capsys) == {("api_reports_driver_state", "warn")}
     awake = "RuntimeError: CUDA error: unspecified launch failure"  # no resume shown: the application's call
     assert _loud(awake, tmp_path, capsys) == {("application_cuda_error", "warn")}
 

@@ -3,14 +3,15 @@
 v1's 'Error: nvml: <string>', the CUDA runtime's cudaGetErrorString texts, the driver README's power management
 chapter (nvidia-suspend.service, NVreg_PreserveVideoMemoryAllocations=1).
 
-- NVML's init refused with 'Function Not Found': the libnvidia-ml the tool loaded is another version than the
-  driver it talks to (stale library links after an update, a Linux driver's library under WSL): the mismatch
-  'Driver/library version mismatch' names, so its verdict (driver_library_mismatch).
+- NVML's init refused with 'Function Not Found' (nvidia-container-cli's 'nvml error: function not found' too):
+  the libnvidia-ml the tool loaded is another version than the driver it talks to (stale library links after an
+  update, a Linux driver's library under WSL): the mismatch 'Driver/library version mismatch' names, so its
+  verdict (driver_library_mismatch).
 - NVML's 'Driver Not Loaded' (NVML_ERROR_DRIVER_NOT_LOADED in any NVML call, nvidia-docker's 'nvml:', pynvml's
   NVMLError_DriverNotLoaded): the kernel module is not loaded, the fact nvidia-smi's "couldn't communicate with the
   NVIDIA driver" says (nvidia-smi prints that for this code): read as that line.
-- A CUDA launch failure or unspecified/unknown error after a suspend or hibernate the text shows (the kernel's PM
-  lines, a poster's words): the driver's state after the resume, not the application's error.
+- A CUDA launch failure, unspecified/unknown error or init failure (999, 3) after a suspend or hibernate the text
+  shows (the kernel's PM lines, a poster's words): the driver's state after the resume, not the application's error.
 - NVML's 'Unknown Error' after a driver package update the file shows: the old module under new libraries.
 """
 
@@ -29,17 +30,20 @@ if TYPE_CHECKING:
 FUNCTION_NOT_FOUND = "nvml_init_function_not_found"
 AFTER_RESUME = "cuda_after_resume"
 AFTER_UPDATE = "nvml_unknown_after_update"
-_NVML_INIT = r"(?:initiali[sz]e NVML|\bnvml init\w*|^\W*nvml|\bError: nvml)\W{1,4}(?:error:\s*)?"
+# NVML's init as the tools say it: nvidia-smi's, go-nvml's, nvidia-docker v1's, nvidia-container-cli's 'nvml error:'
+_NVML_INIT = r"(?:initiali[sz]e NVML|\bnvml init\w*|^\W*nvml|\bError: nvml|\bnvml(?= error:))\W{1,4}(?:error:\s*)?"
 _FNF = lazy(_NVML_INIT + r"(?:Function Not Found|ERROR_FUNCTION_NOT_FOUND)\b", re.I | re.M)
 # NVML_ERROR_DRIVER_NOT_LOADED in any call: its words, pynvml's class name, go-nvml's name, nvmlInit's code 9
 _NOT_LOADED = lazy(r"Driver ?Not ?Loaded|ERROR_DRIVER_NOT_LOADED|\bnvmlInit\w*(?:\(\))? returned 9\b", re.I)
-# the CUDA errors a context lost in a suspend gives (cudaErrorLaunchFailure, cudaErrorUnknown), cut words too
+# the CUDA errors a context lost in a suspend gives (cudaErrorLaunchFailure, cudaErrorUnknown, cuInit's 999 or 3
+# once nvidia_uvm lost its state), cut words too
 _LOST_CONTEXT = lazy(
     r"\bunspecifi|\bunknown error|cudaErrorUnknown|CUDA_ERROR_UNKNOWN|cudaErrorLaunchFailure"
-    r"|CUDA_ERROR_LAUNCH_FAILED",
+    r"|CUDA_ERROR_LAUNCH_FAILED|\b999\b|\binitiali[sz]ation error\b",
     re.I,
 )
-_CUDA_KINDS = ("launch_failure", "cuda_runtime_error", "cuda_api_driver")
+_CUDA_KINDS = ("launch_failure", "cuda_runtime_error", "cuda_api_driver", "cuda_init_unknown", "cuda_init_error")
+_NVML_KINDS = ("nvml_api", "container_cli_driver")  # NVML's words, nvidia-container-cli's relay of them
 _SLEPT = lazy(r"\bsuspend(?:ed|ing)?\b|\bhibernat\w*|\bs2idle\b|\bsystem sleep\b|\bfrom sleep\b", re.I)
 _WOKE = lazy(
     r"\bresum\w*|\bwak(?:e|es|ing|ed)\b|\bwoke\b|\bpowers? (?:\w+ )?(?:back )?up\b|\bsuspend exit\b"
@@ -70,7 +74,7 @@ def relabel(lines: list[Line], out: AppErrorsParse) -> None:
     )
     kept = []
     for e in out.errors:
-        if e.kind.startswith("nvml_api") and _FNF.search(e.text):
+        if e.kind.startswith(_NVML_KINDS) and _FNF.search(e.text):
             e = replace(e, kind=FUNCTION_NOT_FOUND)
         elif e.kind.startswith("nvml_api") and _NOT_LOADED.search(e.text):
             e = replace(e, kind="smi_no_driver")

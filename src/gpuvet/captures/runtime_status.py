@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_devices, app_lines, compute_listing, stack_probes
+from gpuvet.captures import api_devices, app_lines, compute_listing, nvidia_stack, stack_probes
 from gpuvet.captures.app_errors import AppErrorsParse, _kind, _module, printed, reported
 from gpuvet.captures.cycles_device import placed
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
@@ -263,6 +263,7 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     log = _read_once(lines)
     out = AppErrorsParse(claimed=log.claimed if log.tools else set())
     out.errors = stack_probes.kept(_kept(log), lines, out.notes)  # AGX1: OpenCL probed beside CUDA
+    nvidia_stack.relabel(lines, out)  # R6B: a CUDA init failure after a suspend/resume is the driver's state
     if log.devices:
         by_tool: dict[str, list[str]] = {}
         for d in log.devices:
