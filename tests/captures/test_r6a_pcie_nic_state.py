@@ -10,6 +10,7 @@ import pytest
 
 from gpuvet.captures import cqe_status
 from gpuvet.captures.text import Line
+from gpuvet.cli.app import main
 from tests.support.helpers import doctor_triples
 
 CAPTURES = Path(__file__).parents[1] / "data" / "captures"
@@ -157,3 +158,45 @@ def test_batch_rows(
         assert not [f for f in found if f[1] in ("warn", "critical")], found
     else:
         assert [f for f in found if f[0] == cause and f[1] == severity], found
+
+
+LIBMLX5 = (
+    "mlx5: dgx-01: got completion with error:\n00000000 00000000 00000000 00000000\n"
+    "00000000 00000000 00000000 00000000\n00000001 00000000 00000000 00000000\n{last}"
+)
+
+
+@pytest.mark.parametrize(
+    ("last", "status"),
+    [
+        ("00000000 00008914 10000166 000047d2", 11),  # a requester's error CQE (0xd), syndrome 0x14: remote operation
+        ("00000000 00008813 10000166 000047e2", 10),  # a responder's (0xe), 0x13: remote access
+        ("00000000 00008914 10000166 000047a2", None),  # op_own 0xa: no error CQE, not read as one
+    ],
+)
+def test_libmlx5_dumped_cqe(last: str, status: int | None) -> None:
+    lines = [Line(n, t) for n, t in enumerate(LIBMLX5.format(last=last).splitlines(), 1)]
+    got = cqe_status.dumped(cqe_status.rows(lines, 0))
+    assert (got[0] if got else None) == status
+
+
+def test_kernel_dumped_cqe_gets_its_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = "".join(f"[ 1234.5679] {o:08x}: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n" for o in (0, 16, 32))
+    text = (
+        "[ 1234.5678] mlx5_0:dump_cqe:272:(pid 0): dump error cqe\n"
+        + rows
+        + "[ 1234.5679] 00000030: 00 00 00 00 00 00 88 13 08 00 01 15 00 c5 d2 d2"
+    )
+    path = tmp_path / "capture.txt"
+    path.write_text(text + "\n", encoding="utf-8")
+    main(["doctor", "--from", str(path), "--json"])
+    assert "Remote access error (status 10)" in capsys.readouterr().out
+
+
+def test_lshca_widths_without_generations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    row = "0000:3b:00.0 | mlx5_0 | ib0 |  0   |  actv   |  up_ip4  |  IB  | 200  |   x16    |   x8    |  MT4123"
+    path = tmp_path / "capture.txt"
+    path.write_text("\n".join([RULE, HEAD, RULE, row, RULE]) + "\n", encoding="utf-8")
+    main(["doctor", "--from", str(path), "--json"])
+    out = capsys.readouterr().out
+    assert "GenNone" not in out and "nic_pcie" not in out  # no generation on either side: what it carries is unknown

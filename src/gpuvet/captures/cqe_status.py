@@ -3,6 +3,11 @@
 device-side library's ``CQ requester error TRANSPORT_RETRY_EXC_ERR (15)``, SPDK's ``Error on QP 0x1a wqe[003]:
 Transport retry count exceeded (synd 0x15 vend 0x81)``) and libibverbs' enum (``wc.status = IBV_WC_RETRY_EXC_ERR``).
 
+A dumped error CQE is read too: libmlx5's ``mlx5: host: got completion with error:`` and four rows of 32-bit words
+(rdma-core providers/mlx5/cq.c dump_cqe), the kernel's ``dump error cqe`` and its hex rows: struct mlx5_err_cqe puts
+the vendor syndrome at byte 54, the syndrome at byte 55 and the opcode in byte 63's high nibble (0xd a requester's
+error, 0xe a responder's).
+
 Each is the same fact as ibv_wc_status_str's words (rdma_verbs.py reads those): the syndrome becomes the status the
 mlx5 driver turns it into (Linux drivers/infiniband/hw/mlx5/cq.c mlx5_handle_error_cqe; rdma-core
 providers/mlx5/cq.c), so a retry exceeded is the path to the peer, a flush an echo of a first error. A pasted
@@ -76,6 +81,7 @@ MARKS = (
     "MLX5_CQE_",
     "syndrome 0x",
     "synd 0x",
+    "got completion with error",
 )
 _NAME = lazy(r"(?<![A-Z_])(?:MLX5_CQE_SYNDROME_)?(?P<name>" + "|".join(sorted(SYNDROMES, key=len, reverse=True)) + r")\b")
 _ENUM = lazy(r"\bIBV_WC_(?P<enum>" + "|".join(sorted(ENUM, key=len, reverse=True)) + r")\b")
@@ -122,3 +128,29 @@ def _around(text: str, at: int) -> str:
     cut = text.rfind(". ", start, at)
     space = text.find(" ", start, at) if start else -1
     return text[cut + 2 if cut >= 0 else space + 1 if space >= 0 else start :].strip()
+
+
+_WORDS_ROW = lazy(r"^\s*(?:\[[^\]]{1,40}\]\s*)?((?:[0-9a-fA-F]{8}\s+){3}[0-9a-fA-F]{8})\s*$")  # libmlx5's
+_BYTES_ROW = lazy(r"^\s*(?:\[[^\]]{1,40}\]\s*)?[0-9a-f]{8}: ((?:[0-9a-f]{2} ?){16})")  # the kernel's print_hex_dump
+_ERROR_OPCODES = (0xD, 0xE)  # MLX5_CQE_REQ_ERR, MLX5_CQE_RESP_ERR
+LIBMLX5 = lazy(r"\bgot completion with error:?\s*$")
+
+
+def rows(lines: list[Line], i: int) -> list[Line]:
+    """The four rows of 32-bit words libmlx5 prints under its 'got completion with error:' line (none where not)."""
+    got = [ln for ln in lines[i + 1 : i + 5] if _WORDS_ROW.match(ln.text)]
+    return got if len(got) == 4 and got[-1].no - lines[i].no == 4 else []
+
+
+def dumped(rows: list[Line]) -> tuple[int, str] | None:
+    """(ibv_wc_status, 'syndrome 0x.. vendor 0x..') of a dumped 64-byte error CQE, from either printer's rows; None
+    where the rows are not one error CQE (too few bytes, no error opcode, a syndrome mlx5 does not define)."""
+    data = bytearray()
+    for ln in rows:
+        if (w := _WORDS_ROW.match(ln.text)) is not None:
+            data += bytes.fromhex("".join(w.group(1).split()))
+        elif (b := _BYTES_ROW.match(ln.text)) is not None:
+            data += bytes.fromhex(b.group(1).replace(" ", ""))
+    if len(data) < 64 or data[63] >> 4 not in _ERROR_OPCODES or (status := _BY_NUMBER.get(data[55])) is None:
+        return None
+    return status, f"syndrome {data[55]:#04x} vendor {data[54]:#04x}"

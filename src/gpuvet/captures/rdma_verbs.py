@@ -410,6 +410,16 @@ def _device(text: str) -> str | None:
     return d.group("dev") if d else None
 
 
+def _dumped(ln: Line, dev: str, got: tuple[int, str] | None) -> VerbsCompletion:
+    """The kernel's dumped error CQE: its status decoded from its rows (R6A: cqe_status.dumped), else unknown (0)."""
+    said = "the kernel's mlx5_ib (an error CQE dumped" + (
+        ", its status decoded from it)" if got else ", its status not in the line)"
+    )
+    return VerbsCompletion(
+        ln.no, None, dev, None, said, got[0] if got else 0, None, got[1] if got else None, ln.text.strip()[:_TEXT]
+    )
+
+
 def _rows_after(lines: list[Line], i: int) -> list[Line]:
     """The hex rows of a dumped CQE under its line (four 16-byte rows; a few more kept if the dump is longer)."""
     rows = []
@@ -437,7 +447,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> VerbsParse:
     setups: list[VerbsSetup] = []
     claimed: set[int] = set()
     opened: list[str] = []
-    dumps: list[tuple[Line, str]] = []
+    dumps: list[tuple[Line, str, tuple[int, str] | None]] = []
     found = holding(lines, _GATE, marks)
     listing = bool(holding(lines, ("Transport:", "Memory domain:"), marks))
     if listing:
@@ -454,27 +464,25 @@ def parse(lines: list[Line], marks: Marks | None = None) -> VerbsParse:
         elif (s := _setup(ln)) is not None:
             setups.append(s)
             claimed.add(ln.no)
+        elif (
+            "got completion with error" in ln.text
+            and cqe_status.LIBMLX5.search(ln.text)
+            and (got := cqe_status.dumped(rows := cqe_status.rows(lines, i)))
+        ):  # R6A: libmlx5's dumped error CQE
+            comps.append(
+                VerbsCompletion(
+                    ln.no, None, None, None, "libmlx5 (a dumped error CQE)", got[0], None, got[1], ln.text.strip()[:_TEXT]
+                )
+            )
+            claimed |= {ln.no, *(r.no for r in rows)}
         elif "dump error cqe" in ln.text and (d := _DUMP_CQE.search(ln.text)) is not None:
-            dumps.append((ln, d.group("dev")))
+            dumps.append((ln, d.group("dev"), cqe_status.dumped(_rows_after(lines, i))))  # R6A: its status
             claimed.add(ln.no)
             claimed |= {row.no for row in _rows_after(lines, i)}
         elif ("non-zero status" in ln.text and _NVSHMEM_STATUS.search(ln.text)) or _quiet(ln.text, listing):
             claimed.add(ln.no)
     if dumps and not any("WC error" in ln.text for ln in lines):  # mlx5_ib's 'WC error: N' is nic_driver's
-        comps += [
-            VerbsCompletion(
-                ln.no,
-                None,
-                dev,
-                None,
-                "the kernel's mlx5_ib (an error CQE dumped, its status not in the line)",
-                0,
-                None,
-                None,
-                ln.text.strip()[:_TEXT],
-            )
-            for ln, dev in dumps
-        ]
+        comps += [_dumped(ln, dev, got) for ln, dev, got in dumps]
     if any(c.status not in (FLUSH, 0) for c in comps):
         comps = [c for c in comps if c.status != FLUSH]  # the flushes echo the first error
     where = "/".join(opened) or None

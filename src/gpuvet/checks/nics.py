@@ -328,7 +328,7 @@ def pcie(readings: NicReadings) -> list[NicVerdict]:
         if link is None or not _below_cap(link):
             continue
         now = (f"Gen{link.gen} x{link.width}" if link.gen else f"x{link.width} (its generation not given: Gen"
-               f"{link.gen_max} taken)") + f", capable of Gen{link.gen_max} x{link.width_max}"
+               f"{link.gen_max} taken)") + f", capable of {f'Gen{link.gen_max} ' if link.gen_max else ''}x{link.width_max}"
         # no trained generation given: its capable one, the most the link carries
         carries = LANE_GBPS.get(link.gen or link.gen_max or 0, 0.0) * (link.width or 0)
         rate = max((p.rate_gbps for p in nic.ports if p.state == ACTIVE and p.rate_gbps is not None), default=None)
@@ -369,4 +369,4 @@ def _below_cap(link: NicPcie) -> bool:
     gen_low = link.gen is not None and link.gen_max is not None and link.gen < link.gen_max
     width_low = link.width is not None and link.width_max is not None and link.width < link.width_max
     # a listing that gives the trained width alone (an older lshca's 'x8 >!<'): below its capable width is below
-    return (gen_low or width_low) and link.width is not None and (link.gen is not None or width_low)
+    return (gen_low or width_low) and link.width is not None and (link.gen is not None or width_low and bool(link.gen_max))
