@@ -57,6 +57,18 @@ def test_a_tool_pasted_as_a_pages_html_source_is_read_not_refused(tmp_path: Path
     code, answer = doctor_text(tmp_path, _HTML)
     assert code == 0 and not answer["findings"]
     assert any("HTML tags" in n and "every line kept" in n for n in answer["notes"])
+    assert any("hccn_tool -ip: 29.1.112.213/16" in n for n in answer["notes"])
+
+
+def test_hccn_tool_lldp_and_route_answers_are_said_not_judged(tmp_path: Path) -> None:
+    text = ("$ hccn_tool -i 3 -lldp -g\nChassis ID TLV\n        MAC: 00:11:22:33:44:55\nPort ID TLV\n"
+            "        Ifname: 400GE1/1/20:2\nEnd of LLDPDU TLV\n$ hccn_tool -i 3 -route -g\nRouting table:\n"
+            "Destination     Gateway         Genmask         Flags Metric Ref    Use Iface\n"
+            "default         29.1.0.1        0.0.0.0         UG    0      0        0 eth3\n")
+    code, answer = doctor_text(tmp_path, text)
+    assert code == 0 and not answer["findings"]
+    assert any("cabled to it: 400GE1/1/20:2" in n for n in answer["notes"])
+    assert any("hccn_tool -route: 1 route(s) read" in n for n in answer["notes"])
 
 
 _NCCL = ("node1:85517:85801 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC\n"

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from gpuvet.captures import hccn_net
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
@@ -63,7 +64,8 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     walk = _Walk()
     for ln in lines:
         _line(walk, ln)
-    out = AppErrorsParse(claimed=walk.claimed)
+    read, said = hccn_net.read(lines) if walk.claimed else (set(), [])  # -ip, -lldp, -route, -stat: said (R6C)
+    out = AppErrorsParse(claimed=walk.claimed | read, notes=said)
     if not walk.ports:
         return out
     out.errors = _links(walk.ports) + _health(walk.ports) + _optical(walk.ports) + _flaps(walk.ports)
