@@ -32,6 +32,10 @@ NIC_ENDPOINT = (
     "\tCapabilities: [60] Express (v2) Endpoint, MSI 00\n"
     f"{T}ACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl+ DirectTrans-"
 )
+PLX = (
+    "03:08.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3 (8.0 GT/s) Switch (rev ca)\n"
+    "\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00\n"
+)
 RULE = "-" * 107
 HEAD = "  PCI_addr   |  RDMA  | Net | Numa | LnkStat | IpStat | Link | Rate | LnkCapWidth | LnkStaWidth | HCA_Type"
 
@@ -57,14 +61,16 @@ def _ibstatus(rates: list[int]) -> str:
     [
         ("$ sudo lspci -vvv | grep ACSCtl\n" + "\n".join([_acs("+", "+"), _acs("+", "-"), _acs("-", "-")]), "warn", ""),
         ("\n".join([_acs("+", "-"), _acs("-", "-")]), "warn", ""),  # NCCL's guide: any SrcValid+ is ACS on
-        (ROOT + _acs("+", "+") + "\n\n" + NIC_ENDPOINT, "warn", "40:01.1"),
+        (ROOT + _acs("+", "+") + "\n\n" + NIC_ENDPOINT, "info", "40:01.1"),  # a root port's: the kernel's under the IOMMU
+        (PLX + _acs("+", "+"), "warn", "03:08.0"),  # a switch's downstream port: P2P below it redirected
     ],
 )
-def test_acs_on_at_a_bridge_warns(
+def test_acs_on_at_a_bridge(
     text: str, severity: str, module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, found = doctor_triples(text, tmp_path, capsys)
-    assert ("pcie_acs_enabled", severity, module) in found
+    cause = "pcie_acs_root_ports" if severity == "info" else "pcie_acs_enabled"
+    assert (cause, severity, module) in found
     assert code != 2
 
 

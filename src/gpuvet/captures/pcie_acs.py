@@ -6,7 +6,9 @@ ACS on a bridge (a root port, a switch's downstream port) sends the peer-to-peer
 to the root complex (Request/Completion Redirect), or checks their source there (Source Validation): GPUDirect P2P
 between GPUs and GPUDirect RDMA between a GPU and a NIC slow down or, with the IOMMU on, fail and hang. NVIDIA's NCCL
 troubleshooting guide and AMD's ROCm guides say to disable it for those (NCCL's guide reads any ``SrcValid+`` as ACS
-on). Judged as an engineer reads it: a bridge with a control bit on is a warning, with the bits it sets; ACSCtl all
+on). Judged as an engineer reads it: a switch port (or a bridge whose type is not shown) with a control bit on is
+a warning, with the bits it sets; a port lspci names a Root Port a note (Linux enables ACS on every root port whenever
+the IOMMU is on, and P2P between root ports crosses the root complex anyway: the IOMMU's mode matters); ACSCtl all
 '-' is healthy; an endpoint's ACS (a multi-function card's own) is not a path between devices and is left alone. A
 grep'd paste names no device: its lines are the bridges' (ACS is a port's capability; the few multi-function
 endpoints that have it are said to be possible). A host that passes devices to VMs needs ACS on for isolation, so the
@@ -24,6 +26,7 @@ from gpuvet.captures.text import Line
 MARKS = ("ACSCtl:", "ACSCap:")
 REDIRECT = "pcie_acs_redirect"  # ReqRedir+, CmpltRedir+ or EgressCtrl+: peer requests sent up to the root complex
 SOURCE = "pcie_acs_source_valid"  # SrcValid+ (or TransBlk+) alone: ACS on, no redirect bit
+ROOT = "pcie_acs_root_port"  # on a port lspci names a Root Port: the kernel sets it whenever the IOMMU is on
 _BITS = re.compile(r"\b(SrcValid|TransBlk|ReqRedir|CmpltRedir|UpstreamFwd|EgressCtrl|DirectTrans)([+-])")
 _CTL = re.compile(r"^\s*(?:[>|]\s*)?ACS(Ctl|Cap):\s")
 # lspci's device line: '0000:40:01.1 PCI bridge: Advanced Micro Devices, Inc. [AMD] Starship/Matisse GPP Bridge'
@@ -38,6 +41,7 @@ _TEXT = 240
 class _Walk:
     bus: str | None = None
     bridge: bool | None = None  # None: no device line above (a grep'd paste)
+    root: bool = False  # lspci's Express line names it a Root Port
     on: list[tuple[Line, str | None, tuple[str, ...]]] = field(default_factory=list)
     off: int = 0
     endpoints: int = 0
@@ -67,10 +71,11 @@ def parse(lines: list[Line]) -> AppErrorsParse:
 
 def _line(walk: _Walk, ln: Line) -> None:
     if (d := _DEVICE.match(ln.text)) is not None:
-        walk.bus, walk.bridge = d.group("bus").upper(), "bridge" in d.group("cls").lower()
+        walk.bus, walk.bridge, walk.root = d.group("bus").upper(), "bridge" in d.group("cls").lower(), False
         return
     if (p := _PORT.search(ln.text)) is not None:
         walk.bridge = p.group(1).endswith("Port")  # lspci's device type: a port is a bridge, an endpoint is not
+        walk.root = p.group(1) == "Root Port"
         return
     if (c := _CTL.match(ln.text)) is None:
         return
@@ -86,7 +91,7 @@ def _line(walk: _Walk, ln: Line) -> None:
     elif walk.bridge is False:
         walk.endpoints += 1
     else:
-        walk.on.append((ln, walk.bus if walk.bridge else None, on))
+        walk.on.append((ln, walk.bus if walk.bridge else None, ("Root Port",) + on if walk.root else on))
 
 
 def _records(walk: _Walk) -> list[AppError]:
@@ -118,4 +123,8 @@ def _records(walk: _Walk) -> list[AppError]:
 
 
 def _kind(on: tuple[str, ...]) -> str:
+    """A root port's ACS is the kernel's default under the IOMMU and P2P across root ports crosses the root complex
+    anyway: a note (its own cause); a switch port's (or an unnamed bridge's) redirects P2P that would stay below it."""
+    if "Root Port" in on:
+        return ROOT
     return REDIRECT if any(b in on for b in _REDIRECTS) else SOURCE

@@ -202,6 +202,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "hccn_link_flap": _Meaning("nic_errors", MEDIUM),
     "pcie_acs_redirect": _Meaning("pcie_acs_enabled", HIGH),  # R6A: lspci's ACSCtl (captures/pcie_acs.py)
     "pcie_acs_source_valid": _Meaning("pcie_acs_enabled", MEDIUM),
+    "pcie_acs_root_port": _Meaning("pcie_acs_root_ports", MEDIUM),
 }
 
 
