@@ -40,6 +40,17 @@ def _loud(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> set[
             "driver_library_mismatch",
             "critical",
         ),
+        (
+            "NVIDIA: could not open the device file /dev/nvidiactl (No such file or directory).",
+            "no_modules_visible",
+            "critical",
+        ),
+        ("NVIDIA: could not open the device file /dev/nvidia0 (Input/output error).", "api_reports_driver_state", "warn"),
+        (
+            "[    45.123] (EE) NVIDIA(0): Failed to initialize the NVIDIA kernel module. Please see the",
+            "no_modules_visible",
+            "critical",
+        ),
         ("+ INSTALLED_DRIVER_VERSION='No devices were found'\n+ NVIDIA_SMI_STATUS=6", "no_modules_visible", "critical"),
     ],
 )

@@ -49,10 +49,15 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(mgmt_status.widen(k, v), re.I) for 
                      r"|failed to initiali[sz]e NVML: ERROR_LIB_RM_VERSION_MISMATCH",  # go-nvml's name (the device plugin)
     "nvml_unknown": r"Failed to initialize NVML: Unknown Error",
     "nccl_cuda": r"NCCL error.{0,200}unhandled cuda error|ncclUnhandledCudaError",
-    "smi_no_driver": r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+    "smi_no_driver": r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
+                     # R6B: the driver's client library and Xorg's NVIDIA driver finding no kernel module
+                     r"|could not open the device file /dev/nvidiactl \(No such file or directory\)"
+                     r"|\(EE\) NVIDIA(?:\(\w+\))?: Failed to initiali[sz]e the NVIDIA kernel module",
+    "device_file_io_error": r"could not open the device file /dev/nvidia\d+ \(Input/output error\)",  # R6B
     # issue 46: rocm-smi's and amd-smi's words for the same: /sys/module/amdgpu/initstate absent (amdgpu not loaded)
     "amd_smi_no_driver": r"[Dd]river not initialized \(amdgpu not found in modules\)",
-    "nvml_permissions": r"Failed to initialize NVML: Insufficient Permissions",
+    "nvml_permissions": r"Failed to initialize NVML: Insufficient Permissions"
+                        r"|could not open the device file /dev/nvidia\w+ \((?:Operation not permitted|Permission denied)\)",
     "system_not_ready": r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",
     "forward_compat": r"forward compatibility was attempted on non supported HW|cudaErrorCompatNotSupportedOnDevice"
                       r"|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
@@ -131,7 +136,7 @@ _KEY_WORDS = (
     "ecc error encountered", "cudaerror", "cuda_error", "illegal", "misaligned", "launch failure", "out of memory",
     "outofmemory",
     "cuda-capable", "support cuda", "nvidia driver", "insufficient for cuda", "nvml", "unhandled cuda", "no cuda devices",
-    "couldn't communicate", "amdgpu not found in modules",
+    "couldn't communicate", "amdgpu not found in modules", "could not open the device file", "nvidia kernel module",
     "not yet initialized", "forward compatibility", "device-side assert", "no kernel image", "launch timed out",
     "invalid device", "cuda error: ", "uniqueid", "hccl function error", "comminit",
     "watchdog caught", "before timing out", "watchdog got stuck", "heartbeat monitor timed out", "nccl error", "[[gpu]]",
@@ -151,7 +156,7 @@ _ANCHORS = ("cuda", *api_errors.KEY_WORDS,  # (before "error": each its own anch
             "uniqueid", "comminit", "nvidia-container-cli", "skipping registering gpu",
             "could not load dynamic library", "libnvidia-ml", "unsupported toolchain", "unsupported display driver",
             "unsatisfied condition", "current pytorch", "no longer supports this gpu", "unable to complete diagnostic",
-            "peer access", *container_layer.KEY_WORDS)
+            "peer access", "device file", "nvidia kernel module", *container_layer.KEY_WORDS)
 _BLOCK = 8192  # lines lowered and searched at a time
 _TORCH_CALL = lazy(r"torch\.cuda\.is_available\(\)")
 _TORCH_FALSE_SAME = lazy(r"torch\.cuda\.is_available\(\)\W{0,6}(?:returns?|is|gives|->|=|:)?\s*`?False\b", re.I)

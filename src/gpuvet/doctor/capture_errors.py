@@ -58,6 +58,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nvml_unknown_after_update": _Meaning("driver_library_mismatch", MEDIUM),  # a driver package update in the file
     "nvml_init_function_not_found": _Meaning("driver_library_mismatch", MEDIUM),  # R6B: captures/nvidia_stack.py
     "cuda_after_resume": _Meaning("api_reports_driver_state", MEDIUM),  # R6B: a CUDA error after a suspend/resume
+    "device_file_io_error": _Meaning("api_reports_driver_state", MEDIUM),  # R6B: /dev/nvidiaN's open gave EIO
     "listed_but_unseen": _Meaning("program_sees_no_listed_module", MEDIUM),  # _UNSEEN where a tool lists modules
     # AX1: NVML's words for a module's state (captures/smi_words.py), and a CUDA error read with the listing beside
     # it (doctor/smi_state.py)

@@ -283,6 +283,9 @@ APP_ERROR_FIX = {
                                     "needs): ldconfig -p | grep libnvidia-ml and ls -l the libnvidia-ml.so.1 links: "
                                     "each must point at the version cat /proc/driver/nvidia/version shows; remove "
                                     "stale links or libraries left by an update, or reboot into the installed driver",
+    "device_file_io_error": "the driver could not bring the GPU up when the program opened it (/dev/nvidiaN gave an "
+                            "I/O error): dmesg | grep NVRM for RmInitAdapter failed, an Xid or the GPU fallen off the "
+                            "bus at that time; nvidia-smi -q shows whether the module answers; reboot or reseat",
     "cuda_after_resume": "the CUDA context did not survive the suspend or hibernate: restart the program; if it "
                          "still fails, reload the nvidia modules (nvidia_uvm first) or reboot; to keep CUDA working "
                          "across sleep, enable nvidia-suspend.service, nvidia-hibernate.service and "
