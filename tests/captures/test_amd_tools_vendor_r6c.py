@@ -1,7 +1,7 @@
 """Issue 46 (R6C), on lines written in each tool's own words: tt-smi's Blackhole reset
 whose config-space reset did not complete (tt_tools_common bh_reset.py); rocm-bandwidth-test 2.6's list of CPU
 agents only (no phantom GPU); a tool's output pasted as a page's HTML source (tags off, every line read); NCCL's
-transport-limiting settings in one info; amdgpu's late SMU resume (info); one card named by model and gfx target;
+transport-limiting settings in one info; amdgpu's late SMU resume (a note); one card named by model and gfx target;
 rocm-smi --showtemp and hwmon lines without their prefix."""
 
 from __future__ import annotations
@@ -91,12 +91,15 @@ _RESUME = ("[5621798.980225] amdgpu 0000:83:00.0: amdgpu: SMU driver if version 
            "[5621799.208840] amdgpu 0000:83:00.0: amdgpu: ring gfx_0.0.0 uses VM inv eng 0 on hub 0\n")
 
 
-def test_amdgpu_resumed_late_is_an_info_fact_and_a_resets_own_step_beside_a_reset(tmp_path: Path) -> None:
-    assert capture_findings(tmp_path, _RESUME) == {("module_firmware_interface_mismatch", "0000:83:00.0"): "info",
-                                                   ("module_resumed", "0000:83:00.0"): "info"}
+def test_amdgpu_resumed_late_is_said_in_a_note_and_named_after_a_reset(tmp_path: Path) -> None:
+    code, answer = doctor_text(tmp_path, _RESUME)
+    assert [(f["cause"], f["severity"]) for f in answer["findings"]] == [("module_firmware_interface_mismatch", "info")]
+    assert any("re-initialised 0000:83:00.0 while the node ran at uptime 5621799 s" in n and "no reset line" in n
+               for n in answer["notes"])
     reset = ("[5621790.1] amdgpu 0000:83:00.0: amdgpu: GPU reset begin!\n" + _RESUME +
              "[5621799.3] amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n")
-    assert ("module_resumed", "0000:83:00.0") not in capture_findings(tmp_path, reset)
+    code, answer = doctor_text(tmp_path, reset)
+    assert any("after its reset" in n for n in answer["notes"])
 
 
 def test_one_card_named_by_model_and_by_its_gfx_target_is_one_module(tmp_path: Path) -> None:

@@ -55,7 +55,6 @@ _ECHOES = ((_HANGS, "amd_fence_timeout"), (_HANGS, "amd_fence_fallback"),
            (_HANGS, "amd_queue_fence_timeout"),
            (_HANGS, "amd_vm_flush_timeout"),  # issue 46: a TLB flush or a KIQ fence not acknowledged during that hang
            (_HANGS, "amd_reset_dumped"),  # R4A: the device coredump the hang's timeout or reset wrote, said again
-           (_HANGS | {"amd_reset_dumped"}, "amd_resumed"),  # R6C: the SMU resumed by that hang's reset: its own step
            (frozenset(("probe_not_called", PASSTHROUGH)), "probe_failed"),
            # the GSP firmware that did not start while the driver initialised the module: RmInitAdapter's reason
            # ('RmInitAdapter: Cannot initialize GSP firmware RM'), the one init failure, not a second cause

@@ -50,9 +50,6 @@ AMD: tuple[KernelMessage, ...] = (
     # to respond'); swsmu's smu_v11_0.c … smu_v14_0.c: the SMU's interface version differs, a note the driver goes on past
     KernelMessage("amd_mes_unresponsive", re.compile(r"\bMES might be in unrecoverable state\b"), "amdgpu"),
     KernelMessage("amd_smu_if_mismatch", re.compile(r"\bSMU driver if version not matched\b", re.I), "amdgpu"),
-    # R6C: amdgpu_smu.c (smu_resume): the SMU brought back after a suspend, a runtime power-down or a reset (at boot it
-    # says 'initialized'): the module re-initialised while the node ran; a reset's own lines beside it judge the reset
-    KernelMessage("amd_resumed", re.compile(r"\bSMU is resumed successfully\b"), "amdgpu"),
     # R4A: amdgpu_psp.c's other firmware loads ('PSP load sys drv failed!', 'PSP load kdb failed!'), and the PCI core's
     # probe failure as posters shorten it ('amdgpu: probe ... failed with error -5'): the module did not come up
     KernelMessage("amd_init_failed", re.compile(r"\bPSP load (?:\w+ ){1,3}failed\b|"
