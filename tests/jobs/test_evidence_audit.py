@@ -113,6 +113,8 @@ EVIDENCED_BY["nic_ports"] |= {"rdma link", "rdma dev", "rdma resource", "rdma st
 # (captures/ascend_codes.py, read as app_errors); sysfs's current/max link width is a link's state as lspci's is
 # (captures/pcie_sysfs.py, R3C)
 EVIDENCED_BY["captured_errors"] |= {"Ascend runtime codes"}
+# R6A (issue 46): lspci's ACSCtl lines say whether ACS redirects peer traffic at a bridge (captures/pcie_acs.py)
+EVIDENCED_BY["captured_errors"] |= {"lspci ACS control"}
 EVIDENCED_BY["captured_links"] |= {"sysfs PCIe link"}
 # session 63 (R4B, captures/xid_reports.py): a report's or a poster's sentence naming the Xids a node logged ("Xid 48 /
 # 171 on GPU2 (0000:9c:00)", "Xid 149, NETIR_LINK_DOWN Fatal") is the driver's Xids as the poster quotes them

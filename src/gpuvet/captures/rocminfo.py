@@ -23,7 +23,9 @@ _FIELDS = 12  # lines after a gfx Name where its Marketing Name and Uuid stand (
 _AGENT = lazy(r"^\s*Agent \d{1,3}\s*$")  # an agent's head ('Agent 2' between two rules of '*')
 _HEAD = 4  # lines above an agent's Name its head stands within
 _DEVICE_TYPE = lazy(r"^\s*Device Type:\s+(CPU|GPU|DSP|AIE)\s*$")
-CPU_MARKERS = ("HSA Agents", "Device Type:", "Pool Info:", "uCode::")  # R4A: the last two, an agent's tail alone
+# an agent's tail alone (R4A) is known by rocminfo's own words: the same words gate its reader (_read_tail)
+_OWN = ("Pool Info:", "uCode::", "Alloc Granule:", "Accessible by all:", "Max fbarriers/Workgrp:")  # rocminfo's alone
+CPU_MARKERS = ("HSA Agents", "Device Type:", *_OWN)
 
 
 def read(lines: list[Line], out: ListedParse) -> None:
@@ -133,7 +135,6 @@ _TAIL_FIELD = lazy(r"^\s*(?:(Pool Info|Segment|Size|Allocatable|Alloc Granule|Al
                    r"Accessible by all|Packet Processor uCode:|SDMA engine uCode:|IOMMU Support:|Max Waves Per CU|"
                    r"Max Work-item Per CU|Grid Max Size(?: per Dimension)?|Workgroup Max Size(?: per Dimension)?|"
                    r"Max fbarriers/Workgrp|Pool \d{1,2})(?::|\s*$)|[xyz]\s+\d+\(0x[0-9a-fA-F]+\)\s*$)")
-_OWN = ("Pool Info:", "uCode::", "Alloc Granule:", "Accessible by all:", "Max fbarriers/Workgrp:")  # rocminfo's alone
 _GLOBAL_POOL = re.compile(r"^\s*Segment:\s+GLOBAL;")
 _POOL_SIZE = re.compile(r"^\s*Size:\s+(\d+)\(0x[0-9a-fA-F]+\)\s*KB\s*$")
 _MIN_TAIL = 4  # tail fields, one of them rocminfo's own, make a paste rocminfo's agent tail, not a sentence
