@@ -65,8 +65,7 @@ def _findings(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> 
             "None",
         ),
         ("zeCommandQueueSynchronize returned 0x70000001\n", "module_fell_off_bus", "critical", "bus id not in the log"),
-        # ROCm SMI's and AMD SMI's init, HLML's lost module
-        ("ERROR:root:ROCm SMI returned 8 (the expected value is 0)\n", "api_reports_driver_state", "warn", "None"),
+        # AMD SMI's init, HLML's lost module
         ("amdsmi_init failed: AMDSMI_STATUS_DRM_ERROR\n", "api_reports_driver_state", "warn", "None"),
         (
             "hlml_device_get_handle_by_index failed: HLML_ERROR_AIP_IS_LOST\n",
@@ -117,6 +116,10 @@ def test_a_status_by_number_binding_or_words_is_its_names_finding(
         "nvmlInit ret=0 (NVML_SUCCESS)\n",
         "zesDeviceGetProperties: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE\n",
         "hlml_device_get_power_usage: HLML_ERROR_NOT_SUPPORTED\n",
+        # R7B: rocm-smi's rsmi_init failing (RSMI_STATUS_INIT_ERROR) is the tool's own start, not the driver's state
+        "ERROR:root:ROCm SMI returned 8 (the expected value is 0)\n",
+        "rsmi_init() failed: RSMI_STATUS_INIT_ERROR\n",
+        "ERROR: GPU[0]\t: RSMI_STATUS_INIT_ERROR: An error occurred during initialization, during monitor discovery\n",
     ],
 )
 def test_a_code_that_is_no_fault_is_read_and_clear(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> None:

@@ -187,7 +187,21 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AerParse:
     for d in out.devices.values():
         d.kinds = list(dict.fromkeys(d.kinds))
     _said_alone(out)
+    out.notes += [_lone(d) for d in out.devices.values() if _is_lone(d)]
     return out
+
+
+def _is_lone(d: AerDevice) -> bool:
+    """R7B: a port's one corrected receiver error, its own: below the burst doctor judges (pcie_aer_port_burst), so
+    no finding, yet read and said (a note) rather than silent."""
+    own = set(d.sources) <= {d.bus}
+    return d.driver == "pcieport" and own and d.receiver_errors_only and max(d.correctable, d.messages) == 1
+
+
+def _lone(d: AerDevice) -> str:
+    vendor = f" (vendor {d.vendor})" if d.vendor else ""
+    return (f"kernel AER: port {d.bus}{vendor} logged 1 corrected PCIe error ({', '.join(d.kinds)}): a lane's "
+            "signal the link retried, nothing lost; one alone is no burst and names no GPU (said, not judged)")
 
 
 def _said_alone(out: AerParse) -> None:

@@ -163,7 +163,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     # for process python3 …)'); a 'retry page fault' is XNACK's recoverable kind, not a fault of the work
     # older drivers word it '[mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)' (gmc_v9, 2018) or, on
     # GCN parts before Vega (gmc_v6/7/8), 'GPU fault detected: 146 0x0000480c' before the VM_CONTEXT1 registers
-    KernelMessage("amd_page_fault", lazy(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+|VMC\s+)?page fault\b|"
+    KernelMessage("amd_page_fault", lazy(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+|VMC\s+)?page fault\b(?!`)|"
                                          r"\bGPU fault detected: \d+", re.I), "amdgpu"),
     KernelMessage("amd_aer_unrecovered", lazy(r"\bAER: can't recover\b", re.I), "amdgpu"),
     # the fault's own status register, printed under any page fault line: a non-zero status is a fault the
@@ -231,7 +231,7 @@ _INTEL_KINDS = frozenset(k.kind for k in INTEL_MESSAGES)
 # an i915/xe line: the driver's dev_printk prefix ('i915 0000:00:02.0:', 'xe 0000:03:00.0:'), its function names
 # ('[drm:i915_…', 'drm/i915:') or the hang report FreeBSD's port prints after '[drm]' without either
 _INTEL_LINE = lazy(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:|\[drm:(?:i915|intel|xe)_|"
-                   r"\bdrm/i915\b|GPU HANG: ecode")
+                   r"\bdrm/i915\b|GPU HANG: ecode|\bgpu hanging too fast, banning\b")
 _AMDGPU_LINE = lazy(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
                     r"Fence fallback timer expired on ring|" + kernel_more.AMD_LINE + "|"
                     r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_|" + kernel_more.AMD_INIT)

@@ -74,6 +74,13 @@ AMD: tuple[KernelMessage, ...] = (
 INTEL: tuple[KernelMessage, ...] = (
     # i915 gt/intel_reset.c (intel_wedge_me): a reset that outran its watchdog; the GT is declared wedged
     KernelMessage("intel_reset_timeout", re.compile(r"\btimed out, cancelling all in-flight rendering\b"), "i915"),
+    # R7B: i915 before 4.10 (i915_drv.c's i915_reset_and_wakeup, i915_gem.c's i915_context_is_banned), as Linux and
+    # FreeBSD's drm port print them: the chip reset after a hang, and a context banned for hanging again and again
+    KernelMessage(
+        "intel_gpu_hang",
+        re.compile(r"\[drm:i915_reset_and_wakeup\] resetting chip\b|\bgpu hanging too fast, banning\b", re.I),
+        "i915",
+    ),
 )
 NVRM: tuple[KernelMessage, ...] = (
     # src/nvidia/…/bif/arch/maxwell/kernel_bif_gm107.c and hopper/kernel_bif_gh100.c: after an FLR or a GC6 exit

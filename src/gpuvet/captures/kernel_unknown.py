@@ -165,11 +165,22 @@ BENIGN: tuple[Benign, ...] = (
         lazy(
             r"EDID|DPCD|\bconnector|\bHDMI|\bDP[- ]|\baux\b|link training|FIFO underrun|vblank|"
             r"hotplug|\bDSC\b|dm_helpers|\bDMUB|\bCRTC|backlight|\bpanel\b|\bpipe [A-Z]\b|"
-            r"\bflip\b|\bmodeset\b|\bdisplay\b|\bDC: |\bcreate_links?\b|\bprime\b",
+            r"\bflip\b|\bmodeset\b|\bdisplay\b|\bDC: |\bcreate_links?\b|\bprime\b|"
+            # R7B: DisplayPort's repeaters and link features (amdgpu dc's LTTPR capability read: 'LTTPR count is
+            # nonzero but invalid lane count reported', 'lttpr_caps phy_repeater_cnt is 0x0'; HDCP, PSR, USB4 DPIA)
+            r"\bLTTPR|phy_repeater|\bHDCP|\bPSR\b|\bDPIA\b|\bdc_link",
             re.I,
         ),
         "a display output's message (monitor, cable, link training, vblank; amdgpu's Display Core, PRIME's "
         "render offload between two GPUs): the screen's path, not the module's compute or health",
+    ),
+    Benign(
+        "cs_context_cancelled",
+        lazy(r"\bFailed to initiali[sz]e parser -(?:125|512)\b"),
+        "amdgpu_cs_ioctl refused a process's command submission (R7B; drivers/gpu/drm/amd/amdgpu/amdgpu_cs.c): "
+        "-125 (ECANCELED) for a context the driver marked guilty of a GPU hang or reset, -512 (ERESTARTSYS) for "
+        "one a signal interrupted; that process must make a new context, and the hang or fault before it is "
+        "judged from its own lines",
     ),
     Benign(
         "chipset_setup",

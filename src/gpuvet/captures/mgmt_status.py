@@ -178,6 +178,10 @@ def _forms() -> dict[str, str]:
         # R3D: pynvml's exception class, nvml-wrapper's (Rust: rtop, nvtop-rs) Debug name of the same code
         r"|\bNVMLError_(?:NotSupported|NoPermission|NoData)\b"
     )
+    # R7B: rocm-smi's own line for a status of class none ('ERROR: GPU[0]\t: RSMI_STATUS_INIT_ERROR: An error
+    # occurred during initialization, …', rocm_smi.py's printErrLog): the tool's, read and not judged
+    quiet = sorted((n for n in _names("RSMI_STATUS_") if _kind_of(n) == NONE_KIND), key=len, reverse=True)
+    out.setdefault(NONE_KIND, []).append(rf"\bERROR: (?:\d+ )?GPU\[\d+\]\s*:[^\n]{{0,40}}?\b(?:{'|'.join(quiet)})\b")
     # an init's unknown error is 'Failed to initialize NVML: Unknown Error' (app_errors' nvml_unknown, read first)
     out.setdefault("nvml_unknown", []).append(rf"{_NVML_INIT}{_SAID}999\b(?![.\d])")
     return {kind: "|".join(forms) for kind, forms in out.items()}

@@ -116,6 +116,21 @@ SAID = (
         "pci",
     ),
 )
+# R7B: a bridge's 64-bit prefetchable window the PCI core could not place (setup-bus.c/setup-res.c: 6.8 and later
+# 'bridge window [mem size 0xc00000000 64bit pref]: can't assign; no space' / 'failed to assign', before them
+# 'BAR 15: no space for [mem size …]' / 'BAR 15: failed to assign [mem size …]'), of a GPU's size: the large BAR
+# of the device below it (a GPU's VRAM aperture) gets no window; a later 'assigned' of that bridge's window (the
+# kernel's retry with the windows released) makes it the healthy boot's notice
+_WINDOW_FAILED = re.compile(
+    r"(?:^|[\s\]:])(?:pci|pcieport) (" + _BDF + r"): (?:bridge window \[mem (?:size )?(0x[0-9a-fA-F]+)"
+    r"(?:-(0x[0-9a-fA-F]+))?[^\]]*64bit pref\]: (?:can't assign|failed to assign)|BAR 15: (?:no space for|failed "
+    r"to assign) \[mem (?:size )?(0x[0-9a-fA-F]+)(?:-(0x[0-9a-fA-F]+))?[^\]]*64bit pref\])"
+)
+_WINDOW_ASSIGNED = re.compile(
+    r"(?:^|[\s\]:])(?:pci|pcieport) (" + _BDF + r"): (?:bridge window \[mem 0x[0-9a-fA-F]+-0x[0-9a-fA-F]+ 64bit "
+    r"pref\]: assigned|BAR 15: assigned \[mem 0x[0-9a-fA-F]+-0x[0-9a-fA-F]+ 64bit pref\])"
+)
+_GPU_WINDOW = 256 << 20  # bytes: a window this large is a GPU's or an accelerator's aperture (a NIC's is smaller)
 _NOTES = (SMALL_KIND, AMD_SMALL_KIND)  # pci_enum's info notes of a small BAR
 _GPU_WORD = re.compile(r"\[(?:nvidia|amdgpu)\w*\]|(?:^|[\s\]:])(?:nvidia|amdgpu) " + _BDF + ": ")
 
@@ -133,10 +148,11 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     # a module another reader judged already: its fault is that one (a small BAR's note is no judgment: replaced)
     judged = {e.module for e in out.events if e.kind not in _NOTES} | {x.bus_id for x in out.xids}
     said: set[tuple[str, str]] = set()
+    unplaced = _windows(lines, found, below)
     for i in found:
         ln = lines[i]
         head = ln.text[:_HEAD]
-        kind, module = _event(head, gpus, below)
+        kind, module = (KIND, unplaced[i]) if i in unplaced else _event(head, gpus, below)
         if kind is not None and module is not None:
             out.claimed.add(ln.no)
             if module not in judged and (kind, module) not in said:
@@ -188,3 +204,24 @@ def _ports(lines: list[Line], found: list[int], gpus: set[str]) -> dict[str, str
         if held:
             ports[bus(m.group(1))] = held[0]
     return ports
+
+
+def _windows(lines: list[Line], found: list[int], below: dict[str, str]) -> dict[int, str]:
+    """The lines of a bridge's large 64-bit prefetchable window the kernel could not place and never assigned
+    later, each to the GPU below the bridge (by its 'PCI bridge to' line) or, where none is named, the bridge."""
+    failed: dict[str, list[int]] = {}
+    for i in found:
+        head = lines[i].text[:_HEAD]
+        if "assign" not in head and "no space" not in head:
+            continue
+        if (m := _WINDOW_FAILED.search(head)) is not None and _size(m) >= _GPU_WINDOW:
+            failed.setdefault(bus(m.group(1)), []).append(i)
+        elif (m := _WINDOW_ASSIGNED.search(head)) is not None:
+            failed.pop(bus(m.group(1)), None)  # placed on the retry: the earlier failure was the boot's notice
+    return {i: below.get(port, port) for port, at in failed.items() for i in at[:1]}
+
+
+def _size(m: re.Match[str]) -> int:
+    """The window's size: 'size 0x…' as printed, or a range's end less its start plus one."""
+    first, last = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
+    return int(last, 16) - int(first, 16) + 1 if last else int(first, 16)
