@@ -283,7 +283,10 @@ _EARLIER_SENTENCE = lazy(r"[:\]>]\s+[^:\]>'\"]*[.!;,]$")
 _CODE = lazy(r"^\s*(?:(?:if|elif|while|for|assert|raise|return|except|throw|catch|case|def|class|import|from|"
              r"print|printf|fprintf|puts|echo)\b|[\w.:]+\s*\(|\w+\s*=[^=])")
 # vLLM's and sglang's CUDACHECK: "Failed: Cuda error file.cuh:307 '…'"
-_TOOL_QUOTES = lazy(r"(?:\b(?:CUDA|NCCL|Cuda|cuda|nccl)\b.*\b(?:failure|error|failed)|Error\b)[^'\"]*$")
+# R7A: Rust's panic before 1.73 quotes its message ("thread 'main' panicked at 'Failed to initialize nvml: …', src/…"),
+# a Python log its subprocess's stderr as bytes ("… return with error (code 9): b\"NVIDIA-SMI has failed …\"")
+_TOOL_QUOTES = lazy(r"(?:\b(?:CUDA|NCCL|Cuda|cuda|nccl)\b.*\b(?:failure|error|failed)|Error\b)[^'\"]*$"
+                    r"|\bthread '[^']{1,60}' panicked at\s*$|\b(?i:error)\b[^'\"]*:\s*b$")  # a Python bytes repr
 _QUOTE = lazy(r"\"|(?<![A-Za-z])'|'(?![A-Za-z])")  # a quote, not an apostrophe (couldn't)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import absent_stack
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
@@ -49,8 +50,9 @@ class _Nodes:
 
 
 def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
-    """A GPU function of Intel, AMD or NVIDIA that no device node answers (see the module's docstring)."""
-    out = AppErrorsParse()
+    """A GPU function of Intel, AMD or NVIDIA that no device node answers (see the module's docstring), and the
+    device files or RDMA providers absent_stack reads as missing."""
+    out = absent_stack.parse(lines, marks)
     nodes = _nodes(lines, marks)
     if (not nodes.names and not nodes.by_path) or holding(lines, _SUBSET, marks):
         return out

@@ -560,7 +560,7 @@ FORMATS: tuple[Format, ...] = (
     Format("driver installation and binding", "app_errors", Gated(_marked("driver_state.parse")), ALL, adds=True,
            markers=driver_marks.STATE),  # issue 46 (dev_m_drv): lspci -k, lshw, inxi, dkms, modprobe, persistenced
     Format("GPU functions against their device nodes", "app_errors", Gated(_marked("device_nodes.parse")), ALL,
-           adds=True, markers=("renderD", "/dev/dri", "by-path", "card0", "nvidiactl", "nvidia0")),  # issue 46 (ZX3)
+           adds=True, markers=driver_marks.NODES),  # issue 46 (ZX3; R7A: absent_stack's missing files, providers)
     Format("lshw, inxi or ubuntu-drivers GPUs", "lspci", Gated(_marked("driver_state.listing")), ALL, adds=True,
            markers=driver_marks.LISTED),
     Format(RUNTIME_LINES, "app_errors", _one("runtime_status.parse"), ALL, adds=True, markers=RUNTIME_MARKS),  # issue 46

@@ -178,6 +178,10 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "rocr_no_kfd": _Meaning("framework_sees_no_module", MEDIUM),  # amdgpu loaded, /dev/kfd absent
     "rocr_kfd_enomem": _Meaning("framework_sees_no_module", MEDIUM),  # R3B
     "rocr_kfd_unsupported_asic": _Meaning("framework_sees_no_module", MEDIUM),
+    "rocr_kfd_open_failed": _Meaning("framework_sees_no_module", MEDIUM),  # R7A: /dev/kfd's open, another errno
+    "nvidia_device_files_missing": _Meaning("gpu_device_files_missing", MEDIUM),  # R7A: captures/absent_stack
+    "rdma_no_usable_device": _Meaning("rdma_no_usable_device", MEDIUM),
+    "nvidia_device_files_absent": _Meaning("no_modules_visible", HIGH),  # as smi_no_driver's '/dev/nvidiactl' absent
     "rocr_kfd_no_gpu_node": _Meaning("framework_sees_no_module", MEDIUM),  # R4A: KFD's topology holds the CPU alone
     "gpu_runtime_missing": _Meaning("framework_sees_no_module", MEDIUM),  # sycl-ls/clinfo: CPU, emulation only
     "gpu_kernel_not_bound": _Meaning("framework_sees_no_module", MEDIUM),  # nomodeset, no /dev/dri

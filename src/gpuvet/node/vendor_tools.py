@@ -422,6 +422,25 @@ APP_ERROR_FIX = {
                                  "supported in kfd'): graphics work, but ROCm compute (rocminfo, HIP) has no device on "
                                  "it and /dev/kfd's open fails; use a GPU the kernel's KFD and ROCm support, or the "
                                  "OpenCL/Vulkan backend; an unsupported GPU, not a hardware fault",
+    # R7A: /dev/kfd there but its open failing with another errno (rocr_status' KFD_OPEN)
+    "rocr_kfd_open_failed": "/dev/kfd exists but its open fails (rocminfo's 'Unable to open /dev/kfd read-write: "
+                            "<errno>'): amdgpu's KFD refused this process, so ROCm has no GPU although rocm-smi may "
+                            "list it: in a container pass /dev/kfd and /dev/dri as devices (--device, not a bind "
+                            "mount) and run the host's amdgpu with a KFD this ROCm supports; dmesg | grep -i kfd on "
+                            "the host says why; not a hardware fault",
+    # R7A: captures/absent_stack.py
+    "nvidia_device_files_missing": "the NVIDIA device files are missing where the program runs: with the nvidia "
+                                   "module loaded on the host, nvidia-modprobe -c0 -u (as root) creates them and its "
+                                   "failure says why (dmesg); in a container, run it with --gpus all (or the NVIDIA "
+                                   "runtime, the device plugin's resource) and check nvidia-smi on the host; not a "
+                                   "fault of the GPU",
+    "nvidia_device_files_absent": "no NVIDIA device files (/dev/nvidia*): the nvidia kernel module is most often "
+                                  "not loaded (lsmod | grep nvidia; dkms status; dmesg | grep -i nvidia for why), or "
+                                  "a container was not given the GPUs (--gpus all, the NVIDIA runtime)",
+    "rdma_no_usable_device": "libibverbs opened no RDMA device: install rdma-core's user-space providers "
+                             "(ibverbs-providers, libmlx5) where the program runs, the container image too; ls "
+                             "/sys/class/infiniband_verbs and lsmod | grep mlx5_ib on the host; pass /dev/infiniband "
+                             "into a container; then ibv_devinfo lists the HCAs",
     # R4A: KFD's sysfs topology with the CPU's node alone (captures/kfd_topology.py)
     "rocr_kfd_no_gpu_node": "KFD's topology (/sys/class/kfd/kfd/topology/nodes) holds the CPU's node alone: amdgpu "
                             "registered no GPU with KFD, so ROCm, HIP and OpenCL see no device although graphics may "

@@ -1,0 +1,61 @@
+"""Issue 46 (R7A): a host or container whose device files, kernel driver or user-space provider are not there, read
+as a class: rocminfo's 'Unable to open /dev/kfd read-write: <strerror>', libhsakmt's render node, amdgpu's '<ASIC> not
+supported in kfd', /dev/nvidia* missing with and without the module loaded, libibverbs' provider warnings and
+ibv_devinfo's none found, NVML's DriverNotLoaded in Rust's panic and nvidia-smi's failure in a Python log.
+benchmarks/data/absent_stack_phrasebook.json holds each message with its sources and the cause an engineer would name
+(null for a healthy text). Each is framed bare, under a shell prompt, in a container's prompt and stamped as a
+journal; a framing counts as class (the cause at warn or above), generic (another finding only), missed (read, no
+finding) or refused (exit 2). A healthy text must give no finding at warn or above and no refusal.
+
+    .venv/bin/python -m benchmarks.absent_stack_phrasebook [--show generic,missed,refused,false]
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from benchmarks.driver_state_phrasebook import verdict
+from benchmarks.support.phrasebook import shown
+
+DATA = Path(__file__).parent / "data" / "absent_stack_phrasebook.json"
+COMMAND = {"rocr": "rocminfo", "nodes": "ls -l /dev/nvidia*", "verbs": "ibv_devinfo", "nvml": "./miner"}
+
+
+def framings(family: str, text: str) -> dict[str, str]:
+    """The message as each kind of capture shows it."""
+    cmd = COMMAND[family]
+    return {
+        "bare": text,
+        "prompt": f"user@gpu-node-3:~$ {cmd}\n{text}",
+        "container": f"root@3f2a9c1e7b44:/workspace# {cmd}\n{text}",
+        "journal": "\n".join(f"Dec 07 10:12:01 gpu-node-3 job[812]: {line}" for line in text.splitlines()),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    show = shown(__doc__, argv)
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    tally: dict[str, Counter[str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "capture.txt"
+        for family, text, expected in data["messages"]:
+            for frame, framed in framings(family, text).items():
+                v, loud = verdict(expected, framed, where)
+                tally.setdefault(family, Counter())[v] += 1
+                if v in show:
+                    print(f"{v:8} {family:6} {frame:10} {text[:70]!r} -> {sorted(loud)} (want {expected})")
+    kinds = ("class", "generic", "missed", "refused", "clean", "false")
+    print(f"{'family':<8}" + "".join(f"{k:>9}" for k in kinds))
+    total = Counter[str]()
+    for family, c in tally.items():
+        total += c
+        print(f"{family:<8}" + "".join(f"{c[k]:>9}" for k in kinds))
+    print(f"{'all':<8}" + "".join(f"{total[k]:>9}" for k in kinds))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
