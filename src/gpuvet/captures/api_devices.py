@@ -68,12 +68,16 @@ _HC_KV = re.compile(r"^\s*([A-Za-z][A-Za-z.()]*?)[.\s]*:\s*(.*?)\s*$")
 _HC_LIST = re.compile(r"^\s*\* Device #(\d{1,3}): (.+?), (?:(\d+)/)?(\d+) MB\b")
 
 
-def _hashcat_device(head: re.Match[str], kv: dict[str, str], line: int) -> RuntimeDevice | None:
-    name = kv.get("Name", "")
-    if not name or "CPU" in kv.get("Type", "").upper() or (not kv.get("Type") and _CPU_NAME.search(name)):
+_HC_PLATFORM = re.compile(r"^\s*(?:OpenCL )?Platform ID #\d{1,3}\s*$")  # its 'Vendor' names its devices' vendor
+
+
+def _hashcat_device(head: re.Match[str], kv: dict[str, str], line: int, platform: str = "") -> RuntimeDevice | None:
+    name, kind = kv.get("Name", ""), kv.get("Type", "").upper()  # a block cut before its Name whose Type says GPU
+    if "CPU" in kind or (not name and "GPU" not in kind) or (not kind and _CPU_NAME.search(name)):  # is a device
         return None
     bus = _BUS.search(kv.get("PCI.Addr.BDFe") or kv.get("PCI.Addr.BDF") or "")
-    return RuntimeDevice("hashcat -I", f"#{int(head.group(1))}", name, line, vendor_of(f"{name} {kv.get('Vendor', '')}"),
+    vendor = vendor_of(f"{name} {kv.get('Vendor', '')}") or vendor_of(platform)
+    return RuntimeDevice("hashcat -I", f"#{int(head.group(1))}", name, line, vendor,
                          bus.group(1) if bus else None, mib(kv.get("Memory.Total") or kv.get("Memory", "").split("/")[-1]),
                          driver=kv.get("Driver.Version"))
 
@@ -85,13 +89,13 @@ def hashcat(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
     seen: set[int] = set()
     head: re.Match[str] | None = None
     kv: dict[str, str] = {}
-    at = 0
+    at, platform = 0, ""
 
     def close() -> None:
         if head is None:
             return
         if (alias := head.group(2)) is None or int(alias) not in seen:  # an alias of a device read: listed once
-            if (d := _hashcat_device(head, kv, at)) is not None:
+            if (d := _hashcat_device(head, kv, at, platform)) is not None:
                 out.append(d)
         seen.add(int(head.group(1)))
 
@@ -100,6 +104,11 @@ def hashcat(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
             close()
             head, kv, at = h, {}, ln.no
             claimed.add(ln.no)
+        elif _HC_PLATFORM.match(ln.text):
+            close()
+            head, platform = None, ""
+        elif head is None and not platform and (m := _HC_KV.match(ln.text)) is not None and m.group(1) == "Vendor":
+            platform = m.group(2)  # the platform's vendor ('Vendor..: Advanced Micro Devices, Inc.')
         elif head is not None and (m := _HC_KV.match(ln.text)) is not None and m.group(1) not in kv:
             kv[m.group(1)] = m.group(2)
             claimed.add(ln.no)

@@ -31,6 +31,9 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
     when the run is all the file holds. The kind it is read as, named where -q's would be; None
     when -q gave the list or nothing did. A -q excerpt of Processes alone names no module: another
     list in the file gives the modules."""
+    if fc.smi is not None and _foreign(fc.smi) and (fc.amd.modules or _other_list(fc, kept) is not None):
+        fc.smi = None  # issue 46: another tool's 'Key : value' block read by -q's reader; another list names them
+        fc.kinds = [k for k in fc.kinds if k != "nvidia-smi -q"]
     if fc.smi is not None and not _processes_only(fc.smi):
         return None
     if (listed := _other_list(fc, kept)) is not None:
@@ -94,6 +97,20 @@ def _processes_only(smi: smi_text.SmiText) -> bool:
                for m in smi.modules)
 
 
+# keys only nvidia-smi -q prints in a GPU's block (a block holding none, and no section, is another tool's)
+_SMI_KEYS = frozenset(("Product Name", "Product Brand", "Product Architecture", "GPU UUID", "Minor Number",
+                       "VBIOS Version", "Serial Number", "Bus Id", "Board ID", "Persistence Mode", "Display Mode",
+                       "Display Active", "Performance State", "Fan Speed", "Compute Mode", "GPU Part Number",
+                       "MultiGPU Board", "Accounting Mode", "Addressing Mode", "Driver Model"))
+
+
+def _foreign(smi: smi_text.SmiText) -> bool:
+    """-q's reader took another tool's 'Key : value' blocks (hashcat -I's OpenCL fields: 'Vendor', 'Name',
+    'OpenCL Version'): no block is named by a GPU line, none holds a section or a key -q prints."""
+    return bool(smi.modules) and all(m.bus_id.startswith(UNNAMED) and not any("/" in p or p in _SMI_KEYS
+                                                                              for p in m.fields) for m in smi.modules)
+
+
 def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, smi_text.SmiText] | None:
     """The first other module list that holds modules and its kind (None: deviceQuery, named among the samples)."""
     table, query = kept[TABLE] or smi_text.SmiText(), kept[QUERY] or smi_text.SmiText()  # None: not run (no markers)
@@ -121,3 +138,12 @@ def _versions_alone(fc: FileCapture, listed: smi_text.SmiText) -> bool:
     from gpuvet.captures import env_report  # imported only where an environment report was read (issue 43)
 
     return env_report.alone(fc.kinds, listed)
+
+
+def hosts_apart(fc: FileCapture, lines: list[Line]) -> None:
+    """Issue 46: a paste whose shell prompts name several machines: lspci's GPUs of a host whose driver listing the
+    paste does not hold are not that listing's (captures/prompt_hosts.py); read.py asks once, after choose_smi."""
+    if fc.lspci.gpus and any("@" in ln.text for ln in lines):
+        from gpuvet.captures import prompt_hosts
+
+        prompt_hosts.apart(fc.lspci, fc.smi, lines)

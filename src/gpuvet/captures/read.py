@@ -33,7 +33,7 @@ from gpuvet.captures.formats import (
 )
 from gpuvet.captures.formats import FileCapture as FileCapture  # kept here for its callers
 from gpuvet.captures.lines import TextLines
-from gpuvet.captures.module_list import choose_smi
+from gpuvet.captures.module_list import choose_smi, hosts_apart
 from gpuvet.captures.text import MAX_LINES, Cleaned, Line, clean, ranges
 from gpuvet.errors import CaptureError
 from gpuvet.files import Input, open_input, unpacked
@@ -244,6 +244,7 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=GIVE_READABLE)
     if cleaned.host_of:
         read_hosted(fc, cleaned)
+    hosts_apart(fc, cleaned.lines)  # issue 46: one paste of several machines' prompts, each listing its own host's
     fc.host = None if cleaned.host_of else cleaned.host or (_uname_host(cleaned.lines) if bug_report else None) or (
         _log_host(fc))
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []

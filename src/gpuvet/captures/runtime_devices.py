@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from gpuvet.captures.text import MAX_MODULES, Line
 
 _NVIDIA = re.compile(r"\b(?:NVIDIA|Tesla|Quadro|GeForce|TITAN|Titan|RTX)\b")
-_AMD = re.compile(r"\b(?:AMD|Radeon|Instinct|FirePro|gfx\d{3,4}|Vega|Navi)\b|\bATI\b")
+_AMD = re.compile(r"\b(?:AMD|Radeon|Instinct|FirePro|gfx\d{3,4}|Vega|Navi|Advanced Micro Devices)\b|\bATI\b")
 _INTEL = re.compile(r"\b(?:Intel|Arc)\b")
 _VENDOR_IDS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x8086": "Intel", "0x106b": "Apple"}  # PCI vendor ids
 

@@ -267,7 +267,7 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     if log.devices:
         by_tool: dict[str, list[str]] = {}
         for d in log.devices:
-            by_tool.setdefault(d.tool, []).append(d.name)
+            by_tool.setdefault(d.tool, []).append(d.name or f"{d.index} (its name cut)")
         out.notes += [f"{tool} lists {len(names)} GPU(s): {', '.join(names[:4])}" + (" …" if len(names) > 4 else "")
                       for tool, names in by_tool.items()]
     out.notes += [f"{KIND}: {', '.join(log.tools)}"] if out.claimed else []
@@ -320,7 +320,7 @@ def amd_listing(lines: list[Line]) -> ListedParse | None:
     found = [d for d in devices(lines, last=True) if d.vendor == "AMD"]
     if not found:
         return None
-    out = ListedParse(modules=[ListedModule(f"GPU {d.index}", d.name, _full(d.bus_id).upper() if d.bus_id else None,
+    out = ListedParse(modules=[ListedModule(f"GPU {d.index}", d.name or None, _full(d.bus_id).upper() if d.bus_id else None,
                                             d.memory_mib) for d in found], kinds=[f"{found[0].tool} device list"])
     out.notes.append(f"{found[0].tool}: {len(found)} AMD GPU(s) named by the runtime's own lines; only what they "
                      "print is known")

@@ -91,6 +91,7 @@ def parse(lines: list[Line]) -> SmiText:
         out.notes.append(f"nvidia-smi table: {len(out.modules)} module(s) read (index, name, bus id, temperature, "
                          "power, memory); the table gives no PCIe link, clocks or throttle reasons")
         _driver_models(out)
+        out.notes += _cut_names(out)
     if not out.modules and banners:
         _heading_only(lines, min(banners), out)
     if unread:
@@ -282,3 +283,11 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
             continue
         fields[key] = value
     return SmiTextModule(bus(row.bus_id), row.name, fields, errors)
+
+
+def _cut_names(out: SmiText) -> list[str]:
+    """nvidia-smi cuts a name wider than its Name column and ends it with '...' ('Tesla P100-SXM2...'): said as
+    cut, the rest never guessed (issue 46: the model is named only as far as the tool printed it)."""
+    cut = sorted({m.product for m in out.modules if m.product.endswith("...")})
+    return [f"nvidia-smi table: the name '{n}' is cut by nvidia-smi to its column ('...'): the model's whole name "
+            "is not in the table (nvidia-smi -L or -q prints it)" for n in cut]

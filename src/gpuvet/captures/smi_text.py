@@ -26,11 +26,18 @@ _SECTION = re.compile(r"^(\s+)([A-Z][\w .()/-]{1,60})$")
 _TOP = re.compile(r"^(=+NVSMI LOG=+|Timestamp\s+:|Driver Version\s+:|CUDA Version\s+:|Attached GPUs\s+:)")
 # a flush-left section name (each further word capitalised, not prose) between the top fields and the first GPU
 _NODE_SECTION = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?: [A-Z][\w()/-]*){0,6}$")
+# the sections -q prints at a GPU block's own indent (drivers 340-580): a paste that lost that indent prints them flush
+# left, inside the block (one module, never one per section: issue 46, nvidia-docker#1146 split one GPU into five)
+_BLOCK_SECTIONS = ("Driver Model", "Inforom Version", "GPU Operation Mode", "GPU Virtualization Mode", "IBMNPU",
+                   "GPU Reset Status", "FB Memory Usage", "BAR1 Memory Usage", "Conf Compute Protected Memory Usage",
+                   "Encoder Stats", "FBC Stats", "Default Applications Clocks", "Deferred Clocks",
+                   "Max Customer Boost Clocks", "Clock Policy", "GPU Memory Power Readings", "Module Power Readings",
+                   "Power Smoothing", "Workload Power Profiles", "Supported Clocks")
 _EVENT_SECTIONS = ("Clocks Event Reasons", "Clocks Throttle Reasons", "Clock Throttle Reasons")
 _KNOWN_SECTIONS = {s.lower() for s in (*_EVENT_SECTIONS, "Clocks", "Max Clocks", "Applications Clocks", "Temperature",
                                         "ECC Mode", "ECC Errors", "Remapped Rows", "Retired Pages", "Power Readings",
                                         "GPU Power Readings", "PCI", "Performance", "Clocks Event Reasons Counters",
-                                        "Fabric")}
+                                        "Fabric", *_BLOCK_SECTIONS)}
 # what a line _step reads while no block (nor the log's header) is open can start with: a GPU heading, a top field, a
 # section name printed flush left (either case); any other line (a dmesg line, lspci's, prose) ends a block, and does
 # nothing when none is open

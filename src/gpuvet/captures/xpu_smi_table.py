@@ -6,7 +6,8 @@ listed by its index and bus id. Read into the xpu-smi modules beside discovery's
 
 A paste may keep only the device rows under the command that printed them (``$ xpu-smi`` then
 ``|   0  Intel(R) Arc(TM) Pro B  Off  | 0000:18:00.0  Off  |  Disabled |``): the bare command opens the table as
-its title would. The name cell is the table's, cut to its width: read as printed."""
+its title would. A name wider than its cell wraps onto the next row ('Intel(R) Arc(TM) Pro B' then
+'60 Graphics'): joined as printed; one whose wrapped row the paste cut off is said cut, never completed."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ _POWER = re.compile(r"(?:(?<!\d)(\d+(?:\.\d+)?)\s*W|N/A)\s*/\s*(\d+(?:\.\d+)?)\s
 _TEMP = re.compile(r"\b(\d+(?:\.\d+)?)\s*C\b")
 _MEMORY = re.compile(r"(?<!\d)(\d+(?:\.\d+)?)\s*MiB\s*/\s*(\d+(?:\.\d+)?)\s*MiB\b")
 UNNAMED = "Intel GPU (xpu-smi printed no name)"  # the vendor is known: the tool is Intel's
+_PERSISTENCE = re.compile(r"\s(On|Off|N/A)\s*$")  # the Persistence-M cell's word ending the first cell
 _COMMAND = re.compile(r"^(?:[$#>]\s*)?(?:sudo\s+)?xpu-smi\s*(?:#.*)?$")  # the bare command: the default table
 _HEADS = ("Bus-Id", "Memory-Usage", "Pwr:Usage/Cap", "Persistence-M", "Compute M.", "GPU-Util")
 
@@ -32,6 +34,7 @@ def parse(lines: list[Line]) -> ListedParse:
     """The devices of each default table a title opens; the table ends at a line that is neither a rule nor a row."""
     out = ListedParse()
     inside, first = False, None  # first: the device whose first row was read, waiting for its second
+    cells_of: dict[str, tuple[int, int, int]] = {}  # label -> its name cell: column, length shown, the cell's width
     for ln in lines:
         s = ln.text.strip()
         if "xpu-smi" in s and _COMMAND.match(s):
@@ -55,9 +58,39 @@ def parse(lines: list[Line]) -> ListedParse:
         cells = [c.strip() for c in s.strip("|").split("|")]
         if any(h in s for h in _HEADS) and not _BDF.search(s):
             continue  # the column heads
+        raw = s.strip("|").split("|")[0]
+        if first is not None and _tail(cells):
+            first = _wrapped(out, raw, first, cells_of)
+            continue
         first = _row(out, cells, first)
+        if first is not None and first.name and first.name in raw:
+            at, pm = raw.index(first.name), _PERSISTENCE.search(raw)
+            cells_of[first.label] = (at, len(first.name), pm.start(1) - at - 2 if pm else len(first.name))
     out.kinds = [KIND] if out.modules else []
+    if first is not None and (c := cells_of.get(first.label)) and c[1] == c[2]:  # cut after its first row
+        out.notes.append(f"xpu-smi: {first.label}: its name '{first.name}' fills its cell and the paste ends before "
+                         "the row xpu-smi wraps the rest onto: the name is cut short, not the model's whole name")
     return out
+
+
+def _tail(cells: list[str]) -> bool:
+    """A row holding only the rest of the name cell above it (xpu-smi wraps a name wider than its cell: 'Intel(R)
+    Arc(TM) Pro B' then '60 Graphics'): text in the first cell alone, no reading in it."""
+    return len(cells) >= 2 and bool(cells[0]) and not any(cells[1:]) and not (
+        _POWER.search(cells[0]) or _TEMP.search(cells[0]) or "MiB" in cells[0])
+
+
+def _wrapped(out: ListedParse, raw: str, first: ListedModule, cells_of: dict[str, tuple[int, int, int]]) -> ListedModule:
+    """The first row's name joined with its wrapped rest as the cell printed it: cut at the cell's width mid-word
+    ('Pro B' then '60 Graphics': 'Pro B60 Graphics'), at a space where the first row fell short of the width
+    ('A770 ' then 'Graphics': 'A770 Graphics')."""
+    at, shown, width = cells_of.get(first.label, (0, 0, 0))
+    rest = raw[at:] if at and not raw[:at].strip() else raw.strip()
+    gap = " " if shown < width or rest[:1] == " " else ""
+    module = ListedModule(first.label, name=f"{first.name}{gap}{rest.strip()}", bus_id=first.bus_id, tool=KIND)
+    out.modules[out.modules.index(first)] = module
+    cells_of[first.label] = (at, -1, width)
+    return module
 
 
 def _row(out: ListedParse, cells: list[str], first: ListedModule | None) -> ListedModule | None:
