@@ -87,3 +87,11 @@ def test_i915s_chip_reset_and_context_ban_as_linux_4_and_freebsd_print_them_are_
     assert capture_findings(tmp_path, text) == {
         ("module_ring_reset_recovered", "an Intel module, bus id not in the log"): "warn"
     }
+    # the ban alone, as Linux 4.x's DRM_ERROR and FreeBSD's port print it
+    for ban in (
+        "[drm:i915_context_is_banned [i915]] *ERROR* gpu hanging too fast, banning!\n",
+        "[drm:0xffffffff82a2b4bd] _ERROR_ gpu hanging too fast, banning!\n",
+    ):
+        assert set(capture_findings(tmp_path, ban)) == {
+            ("module_ring_reset_recovered", "an Intel module, bus id not in the log")
+        }

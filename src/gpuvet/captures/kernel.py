@@ -542,7 +542,7 @@ def _other_vendor_line(out: KernelParse, hits: list[tuple[int, str, Line]], i: i
             "drmn" in s and _DRMN.match(s) and any(k.pattern.search(s[:_LINE_HEAD]) for k in AMD_MESSAGES):
         _amdgpu_line(out, hits, i, ln)
         return True
-    if ("i915" in s or "xe " in s or "intel" in s or "GPU HANG" in s or "HANG" in s and "[drm:xe_" in s) \
+    if ("i915" in s or "xe " in s or "intel" in s or "GPU HANG" in s or "banning" in s or "HANG" in s and "[drm:xe_" in s) \
             and _INTEL_LINE.search(s):  # what each of _INTEL_LINE's forms holds ('HANG' alone: NETDEV_CHANGE)
         _intel_line(out, hits, i, ln)
         return True
