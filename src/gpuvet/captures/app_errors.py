@@ -17,6 +17,7 @@ from gpuvet.captures import api_errors, app_devices, container_layer, mgmt_statu
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import block
 from gpuvet.captures.marks import Marks, may_hold
+from gpuvet.captures.p2p_pair import pair as peer_pair
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
@@ -118,7 +119,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(mgmt_status.widen(k, v), re.I) for 
     # issue 46 (batch U): the runtime's words for cudaErrorPeerAccessUnsupported (a custom all-reduce's P2P setup):
     # no peer access between the two modules, the topology's or the platform's, not the application's error
     "peer_unsupported": r"peer access is not supported between these two devices|cudaErrorPeerAccessUnsupported"
-                        r"|CUDA_ERROR_PEER_ACCESS_UNSUPPORTED|hipErrorPeerAccessUnsupported",
+                        r"|CUDA_ERROR_PEER_ACCESS_UNSUPPORTED|hipErrorPeerAccessUnsupported"
+                        r"|\((?!cudaErrorPeerAccessAlreadyEnabled)(cudaError\w+)\)\s*\"cudaDeviceEnablePeerAccess\(",  # R7C
     # issue 46: every other name the GPU APIs return (knowledge/api_errors.yaml), by its meaning class
     **api_errors.kinds(),
     # any other error the runtime names, last: the application's call failed, the line says which
@@ -187,7 +189,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
         out.claimed.add(ln.no)
         if kind in (_TORCH_SEES, mgmt_status.NONE_KIND):  # PyTorch sees its GPUs, a library's none: read, no error
             continue
-        module = api_errors.module(kind, _module(ln.text) or app_devices.after(lines, i))
+        peers = peer_pair(lines, i) if kind == "peer_unsupported" else None  # R7C: the pair enabling P2P
+        module = api_errors.module(kind, _module(ln.text) or peers or app_devices.after(lines, i))
         key = (kind, module)
         if key in seen:
             first = seen[key]

@@ -382,8 +382,7 @@ _NCCL_MARKS = ("nThread", "Using devices", "Avg bus bandwidth", "Out of bounds",
                "algbw", "Test FAILED", "Init failed",  # NCCL 1's tests: a header, mpi_test's verdict (nccl_legacy)
                Needing(re.compile(r"size\s+count"), ("count",)),
                re.compile(r"\n[^\S\n]*\d+[^\S\n]+\d+[^\S\n]+\w+" + r"[^\S\n]+\S+" * 4))
-# AER: aer._ERROR, _DEVICE, _FROM, _RECOVERY (an excerpt of the recovery lines alone is read); a '[bit] Name'
-# line (_BIT) only after a device one of these named
+# AER: aer._ERROR, _DEVICE, _FROM, _RECOVERY (a recovery excerpt alone is read); a '[bit] Name' (_BIT) after a device
 _AER_MARKS = ("PCIe Bus Error", "error status/mask=", "received", "recover")
 # HCCL Test: hccl.parse reads nothing without its header or a failed row (both '|' tables), its first
 # line or an error line; a one-character marker is a memchr, the cheapest look
@@ -553,6 +552,8 @@ FORMATS: tuple[Format, ...] = (
     Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),
     Format("hccn_tool", "app_errors", _one("hccn_tool.parse"), ALL, adds=True, markers=ascend_marks.HCCN),  # ASC
     Format("lspci ACS control", "app_errors", _one("pcie_acs.parse"), ALL, adds=True, markers=("ACSCtl:", "ACSCap:")),
+    Format("show_gids, ethtool errors, mthreads-gmi, dcgmi -l", "app_errors", _one("side_tables.parse"), ALL, adds=True,
+           markers=("n_gids_found", "show_gids", "Cannot get ", "Cannot set ", "mthreads-gmi", "Field ID", "_violation")),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
     Format("scheduler and runtime GPU lines", "app_errors", Gated(_ops_layer), ALL, adds=True, markers=OPS_MARKS),
@@ -582,8 +583,7 @@ FORMATS: tuple[Format, ...] = (
     Format(NCCL_TOPO, None, _kept("nccl_topo.parse"), markers=("<system version=",)),  # its root element
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
     Format(WHEA, "aer", _one("whea.parse"), ALL, adds=True, markers=WHEA_MARKS),  # WIN: Windows' AER records
-    Format(EVENTS, "kernel", _one("windows.parse"), ALL, adds=True, markers=MARKS),  # after
-    # the table: its banner's CUDA ERR! is read here too
+    Format(EVENTS, "kernel", _one("windows.parse"), ALL, adds=True, markers=MARKS),  # after the table: its CUDA ERR! too
     Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
     # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)

@@ -160,9 +160,15 @@ def _word(text: str | None) -> str:
     return _PHYS.get(word.upper(), word.upper() if word.upper() in ("ACTIVE", "DOWN", "INIT", "ARMED") else word)
 
 
+def _state(text: str | None) -> str:
+    """A port's logical state; a word none of IBTA's (a value the paste cut mid-word, 'State: Acti') is unknown."""
+    word = _word(text)
+    return word if word in ("ACTIVE", "DOWN", "INIT", "ARMED") else UNKNOWN
+
+
 def _ibstat_port(p: _Port) -> NicPort:
     rate = p.values.get("rate")
-    return NicPort(p.port, _word(p.values.get("state")), _word(p.values.get("physical state")),
+    return NicPort(p.port, _state(p.values.get("state")), _word(p.values.get("physical state")),
                    float(rate) if rate and re.fullmatch(r"\d+(\.\d+)?", rate) else None, None,
                    p.values.get("link layer", "unknown"))
 
@@ -172,7 +178,7 @@ def _ibv_port(p: _Port) -> NicPort:
     speed = _SPEED.search(p.values.get("active_speed", ""))
     lanes = int(width.group(1)[:-1]) if width else None
     rate = float(speed.group(1)) * lanes if speed and lanes else None  # per lane times the width
-    return NicPort(p.port, _word(p.values.get("state")), _word(p.values.get("phys_state")), rate,
+    return NicPort(p.port, _state(p.values.get("state")), _word(p.values.get("phys_state")), rate,
                    width.group(1) if width else None, p.values.get("link_layer", "unknown"))
 
 

@@ -97,11 +97,29 @@ def _design_rate(nic: Nic, port: NicPort, declared: NicModel | None, peers: Sequ
 def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
     """Up unless it is an Ethernet port switched off (physical Disabled) that no card of its model
     has up: the unused second port of a dual-port card (a card of no known model has no such peer: rdma
-    link names none). InfiniBand ports, ports of unknown link layer and declared NICs are expected up."""
+    link names none; its own sibling function, _siblings, is the same card, not another). InfiniBand ports,
+    ports of unknown link layer and declared NICs are expected up."""
     if declared or port.link_layer != "Ethernet" or port.phys_state != "Disabled":
         return True
     return nic.hca_type is not None and any(p.port == port.port and p.state == ACTIVE and n.hca_type == nic.hca_type
-                                            and _same_function(n, nic) for n, p in peers)
+                                            and _same_function(n, nic) and not _siblings(n, nic) for n, p in peers)
+
+
+def _card_up(nic: Nic, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
+    """A port of the card this device is on is Active (its own other port, or mlx5's sibling function: the same
+    model, a node GUID one or two apart): the Disabled port is that card's unused one. In a captured listing a card
+    none of whose ports is up (mlx5_0 and mlx5_1 both Disabled) is no such case: its ports warn (R7C)."""
+    return any(p.state == ACTIVE and (n is nic or _siblings(n, nic)) for n, p in peers)
+
+
+def _siblings(a: Nic, b: Nic) -> bool:
+    """ibstat's '0x8e8474fffe1f2550' and rdma dev's '8e84:74ff:fe1f:2551' alike; a model either tool left unsaid
+    does not tell two functions apart."""
+    try:
+        ga, gb = (int((n.node_guid or "x").removeprefix("0x").replace(":", ""), 16) for n in (a, b))
+    except ValueError:
+        return False
+    return (a.hca_type is None or b.hca_type is None or a.hca_type == b.hca_type) and 0 < abs(ga - gb) <= 3
 
 
 _FUNCTION = re.compile(r"(?:^roce\w*?s[0-9a-f]{1,2}f|^[0-9a-fA-F:]{7,12}\.)([0-7])$")
@@ -177,7 +195,7 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
         return [NicVerdict("nic_errors", nic.device, f"{where} read {', then '.join(port.seen)}, then ACTIVE/"
                            f"{port.phys_state}: the link went down and came back while it was read", "", where)]
     if port.state != ACTIVE:
-        if not _expected_up(nic, port, declared, peers):
+        if not _expected_up(nic, port, declared, peers) and (required or _card_up(nic, peers)):
             return []
         state = f"{port.state}, physical {port.phys_state}" + (f"; read {', then '.join(port.seen)} before"
                                                                 if port.seen else "") + _unswept(nic, port)

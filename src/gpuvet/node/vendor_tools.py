@@ -382,6 +382,13 @@ APP_ERROR_FIX = {
                          "modprobe nvidia_uvm), /dev/nvidia-uvm missing inside a container, or a driver upgraded "
                          "without a reboot; nvidia-smi and the kernel log (Xid 79, RmInitAdapter) tell a lost module "
                          "apart",
+    "rdma_no_gids": "show_gids lists no GID: no port has an RDMA address. In a pod, give it the RoCE netdev (an SR-IOV "
+                    "VF, macvlan or host-device network, the RDMA shared device plugin) rather than the CNI's veth; on a "
+                    "host, bring the RDMA netdev up with an IP address (ibdev2netdev, ip addr), then show_gids again",
+    "nic_netdev_gone": "the netdev ethtool names is gone (No such device): ip link and ibdev2netdev show whether the "
+                       "NIC's netdev came back under another name; dmesg | grep mlx5_core (or the NIC's driver) for its "
+                       "unload, health or firmware error; a NIC left so usually needs the driver reloaded or the host "
+                       "rebooted",
     "peer_unsupported": "the runtime cannot enable peer access (P2P) between the two modules: a PCIe topology without "
                         "P2P (consumer cards, GPUs under different root ports or CPUs), ACS or the IOMMU redirecting "
                         "peer traffic, or a VM: nvidia-smi topo -p2p r shows which pairs lack it; run without the "
