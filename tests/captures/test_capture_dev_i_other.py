@@ -51,8 +51,11 @@ def test_edac_corrected_counts_are_summed_per_dimm_in_the_host_note() -> None:
             "[Tue Mar  4 02:11:40 2025] EDAC MC0: 2 CE memory read error on CPU_SrcID#1_Ha#0_Chan#2_DIMM#1 "
             "(channel:2 slot:1 page:0x11a3 offset:0x0 grain:32 syndrome:0x0 - area:DRAM err_code:0001:0092)\n")
     got = kernel.parse(clean(text).lines)
-    assert got.events == [] and any("42 corrected host-memory error(s) counted by EDAC "
-                                    "(42 on CPU_SrcID#1_Ha#0_Chan#2_DIMM#1: a host DIMM)" in n for n in got.notes)
+    assert any("42 corrected host-memory error(s) counted by EDAC "
+               "(42 on CPU_SrcID#1_Ha#0_Chan#2_DIMM#1: a host DIMM)" in n for n in got.notes)
+    # HM1: two reports on one DIMM are its own finding (host_memory_ce_repeated), placed on the DIMM, not a GPU
+    assert [(e.kind, e.module, e.count) for e in got.events] == [
+        ("host_memory_ce_repeated", "host DIMM CPU_SrcID#1_Ha#0_Chan#2_DIMM#1", 2)] and got.modules == []
 
 
 HEALTH = ("[root@ascend01 ~]# npu-smi info -t health -i 3 -c 1\n"

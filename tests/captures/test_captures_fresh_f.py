@@ -100,6 +100,9 @@ MAY: dict[str, dict[str, str]] = {
     "kern_ogkm1118_a100_gsp_rpc_history_talos.txt": {"xid": "critical"},
     "nccl_warn_nccl302_mpi_tag_ibv_modify_qp.txt": {"collective_runtime_error": "critical"},
     "nccltests_nccltests30_quoted_no_cuda_device_8xt4.txt": {"no_modules_visible": "critical"},
+    # HM1: the row's cell: "no GPU finding; a host-memory note naming CPU#0 Channel#2 DIMM#0 is correct at any
+    # severity (not an invention)": the host DIMM's own finding (placed on 'host DIMM …', never a GPU) is allowed
+    "edac_osm300_cpu_dimm_ce_not_gpu.txt": {"host_memory_ce_repeated": "warn"},
 }
 
 # file -> words doctor --json must hold (what the row says the answer names beyond the finding's module)

@@ -425,7 +425,7 @@ def _listed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
     found = [KernelModule(x.bus_id, "NVIDIA") for x in out.xids if x.bus_id != NO_BUS] + seen
     found += [KernelModule(e.module, "AMD" if e.kind in _AMD_KINDS else "Intel" if e.kind in _INTEL_KINDS
                            else "NVIDIA") for e in out.events
-              if not e.module.startswith(("nvswitch", NO_BUS, AMD_NO_BUS, INTEL_NO_BUS)) and e.module != "node"]
+              if not e.module.startswith(("nvswitch", "host ", NO_BUS, AMD_NO_BUS, INTEL_NO_BUS)) and e.module != "node"]
     found += [KernelModule(bus(m.group(1)), "AMD") for _, ln in worded if "amdgpu" in ln.text
               and (m := _AMD_BUS.search(ln.text[:_LINE_HEAD])) is not None]
     ids: dict[str, tuple[str, str | None]] = {}  # bus -> (UUID, board serial)
@@ -442,10 +442,10 @@ def _listed(lines: list[Line], worded: list[tuple[int, Line]], out: KernelParse,
 
 
 def _host_errors(lines: list[Line], out: KernelParse) -> None:
-    """The host's own hardware error reports, said in a note (captures/host_errors.py), never a module's finding."""
-    claimed, said = host_errors.note(lines)
-    out.claimed |= claimed
-    out.notes += [said] if said else []
+    """The host's own hardware error reports: a note, and a host DIMM's own findings (captures/host_errors.py)."""
+    claimed, said, dimms = host_errors.read(lines)
+    out.claimed, out.notes = out.claimed | claimed, out.notes + ([said] if said else [])
+    out.events += [KernelEvent(d.kind, d.place, d.text, d.line, count=d.reports) for d in dimms]
 
 
 _RING_NAME = lazy(r"\bring (\S+) (?:timeout|reset succe)", re.I)

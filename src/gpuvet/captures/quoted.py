@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures import pci_resources, smi_messages
+from gpuvet.captures import host_errors, pci_resources, smi_messages
 from gpuvet.captures.app_errors import in_quotes, reported, said
 from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, KernelMessage, KernelParse, bus
 from gpuvet.captures.kernel_echoes import handle_kind
@@ -79,6 +79,10 @@ def quoted_messages(lines: list[Line]) -> tuple[list[KernelEvent], set[int]]:
                 key = (kind, nearest_bus(ln.text, m.start(), m.end()))
                 out.setdefault(key, KernelEvent(*key, ln.text.strip()[:240], ln.no, quoted=True))
                 claimed.add(ln.no)
+    dimms, host_lines = host_errors.quoted(lines)  # HM1: a host DIMM's memory errors, the kernel's line quoted whole
+    for d in dimms:
+        out.setdefault((d.kind, d.place), KernelEvent(d.kind, d.place, d.text, d.line, count=d.reports, quoted=True))
+    claimed |= host_lines
     got, reports = _windows(lines)  # issue 46 (WIN)
     for e in (e for e in got.events if e.line in reports):
         out.setdefault((e.kind, e.module), replace(e, quoted=True))
