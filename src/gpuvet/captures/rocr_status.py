@@ -83,6 +83,8 @@ def judge(lines: list[Line], errors: list[AppError]) -> list[AppError]:
             )
             module = f"AMD GPU ({gfx8})" if kind == UNSUPPORTED else asic[1] if asic and kind == KFD_ASIC else e.module
             e = replace(e, kind=kind, module=module, tool="rocminfo/ROCr")
+            if kind == KFD_ASIC and asic is not None:  # R7A: amdgpu's own line says why, the status only that it failed
+                e = replace(e, line=asic[0].no, text=asic[0].text.strip()[:300])
         out.append(e)
     own = (USER_DENIED, NO_KFD, KFD_ASIC, KFD_ENOMEM, KFD_OPEN)
     found = (USER_DENIED, denied), (NO_KFD, no_kfd), (KFD_ASIC, asic and asic[0]), (KFD_ENOMEM, enomem), (KFD_OPEN, other)
