@@ -39,6 +39,21 @@ def test_one_hosts_prompts_still_cross_check_its_lspci_with_its_driver_listing(t
     assert capture_findings(tmp_path, _two("$", "#")).get(("module_missing", "0000:05:00.0")) == "critical"
 
 
+def test_pdsh_prefixes_name_the_hosts_as_prompts_do(tmp_path: Path) -> None:
+    table = smi_table(("NVIDIA H100 80GB HBM3", 35), ("NVIDIA H100 80GB HBM3", 36))
+    text = "".join(f"gpu-node-8: {ln}\n" for ln in table.splitlines())
+    text += "".join(f"gpu-node-9: {ln}\n" for ln in _LSPCI.splitlines())
+    found = capture_findings(tmp_path, text)
+    assert not [k for k, sev in found.items() if sev in ("warn", "critical")], found
+
+
+def test_two_hosts_listing_one_bus_id_is_said_two_machines_never_merged_silently() -> None:
+    one = smi_table(("NVIDIA H100 80GB HBM3", 35), ("NVIDIA H100 80GB HBM3", 36))
+    fc = parse_text(f"alice@gpu-a:~$ nvidia-smi\n{one}\nbob@gpu-b:~$ nvidia-smi\n{one}", "two.txt")
+    assert fc.smi is not None and any("hosts gpu-a, gpu-b" in n and "0000:19:00.0" in n for n in fc.smi.notes)
+    assert not any("hosts" in n for n in parse_text(f"alice@gpu-a:~$ nvidia-smi\n{one}", "one.txt").smi.notes)  # type: ignore[union-attr]
+
+
 # nvidia-smi -q's block pasted from below its 'GPU 00000000:86:00.0' line, the paste's indent lost: its section names
 # ('Driver Model', 'Inforom Version', 'IBMNPU' …) print flush left
 _Q = """Persistence Mode                : Disabled

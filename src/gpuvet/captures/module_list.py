@@ -140,10 +140,11 @@ def _versions_alone(fc: FileCapture, listed: smi_text.SmiText) -> bool:
     return env_report.alone(fc.kinds, listed)
 
 
-def hosts_apart(fc: FileCapture, lines: list[Line]) -> None:
+def hosts_apart(fc: FileCapture, lines: list[Line], prefixed: dict[int, str]) -> None:
     """Issue 46: a paste whose shell prompts name several machines: lspci's GPUs of a host whose driver listing the
-    paste does not hold are not that listing's (captures/prompt_hosts.py); read.py asks once, after choose_smi."""
-    if fc.lspci.gpus and any("@" in ln.text for ln in lines):
+    paste does not hold are not that listing's, one bus id listed by two hosts is said (captures/prompt_hosts.py);
+    read.py asks once, after choose_smi."""
+    if (fc.lspci.gpus or fc.smi is not None) and (prefixed or any("@" in ln.text for ln in lines)):
         from gpuvet.captures import prompt_hosts
 
-        prompt_hosts.apart(fc.lspci, fc.smi, lines)
+        prompt_hosts.apart(fc.lspci, fc.smi, lines, prefixed)

@@ -3,7 +3,8 @@ nvidia-smi table run under ``user@hostA:~$`` beside an lspci run under ``root@ho
 two hosts, and one host's PCI listing never makes the other's driver listing "lack" a module. Each line is the
 host of the last prompt above it; where the prompts name two hosts or more, lspci's NVIDIA GPU functions listed
 under a host whose driver listing the paste does not hold are kept out of the cross-check, and a note says which
-host each listing is. A paste of one host's prompts (or none) is left as it was read."""
+host each listing is; one bus id the listings of two hosts both print is said (two machines' modules). pdsh/clush
+'node1: ' prefixes (decorations.py) name the hosts the same way. A paste of one host (or none named) is left as read."""
 
 from __future__ import annotations
 
@@ -42,12 +43,16 @@ def hosts_by_line(lines: list[Line]) -> dict[int, str]:
     return out if len(set(out.values())) > 1 else {}
 
 
-def apart(lspci: LspciParse, smi: SmiText | None, lines: list[Line]) -> None:
+def apart(lspci: LspciParse, smi: SmiText | None, lines: list[Line], prefixed: dict[int, str]) -> None:
     """Where the prompts name several hosts: lspci's NVIDIA GPU functions of a host whose driver listing
     (nvidia-smi's table, -q or its 'No devices were found') the paste does not hold are not compared with
     another host's listing; a note names each listing's host."""
-    host_of = hosts_by_line(lines)
-    if not host_of or not lspci.gpus:
+    host_of = prefixed or hosts_by_line(lines)  # pdsh/clush's 'node1: ' prefixes (decorations.py) first
+    if not host_of:
+        return
+    if smi is not None:
+        smi.notes += _one_bus_two_hosts(smi, lines, host_of)
+    if not lspci.gpus:
         return
     driver = _driver_hosts(lspci, smi, lines, host_of)
     if not driver:
@@ -62,9 +67,33 @@ def apart(lspci: LspciParse, smi: SmiText | None, lines: list[Line]) -> None:
     lspci.gpus = [(bus, name) for bus, name, _ in kept]
     on = ", ".join(sorted(driver))
     lspci.notes += [
-        f"lspci lists NVIDIA GPU {bus_key(bus)} {_REV.sub('', name)} on host {host} (its prompt); the driver's "
+        f"lspci lists NVIDIA GPU {bus_key(bus)} {_REV.sub('', name)} on host {host} (its prompt or prefix); the driver's "
         f"listing in this paste is host {on}'s: one machine's listing is not compared with another's"
         for bus, name, host in other
+    ]
+
+
+def _one_bus_two_hosts(smi: SmiText, lines: list[Line], host_of: dict[int, str]) -> list[str]:
+    """nvidia-smi's listings under two hosts' prompts naming the same bus id: two machines' modules, which the
+    listing read as one node's (one module per bus id) - said, never merged without a word."""
+    shared: dict[str, set[str]] = {}
+    for m in smi.modules:
+        short = bus_key(m.bus_id)[5:]
+        hosts = {
+            h
+            for ln in lines
+            if short[:2] in ln.text.upper() and _smi_line(ln.text, short)
+            if (h := host_of.get(ln.no)) is not None
+        }
+        if len(hosts) > 1:
+            shared[bus_key(m.bus_id)] = hosts
+    if not shared:
+        return []
+    named = sorted(set().union(*shared.values()))
+    return [
+        f"nvidia-smi: hosts {', '.join(named)} (their prompts or prefixes) each list {', '.join(sorted(shared)[:4])}"
+        f"{' …' if len(shared) > 4 else ''}: two machines' modules of one bus id, read here as one module each "
+        "(the last listing's readings); give each host's output as its own file to judge each machine"
     ]
 
 

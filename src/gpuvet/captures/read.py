@@ -244,7 +244,7 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=GIVE_READABLE)
     if cleaned.host_of:
         read_hosted(fc, cleaned)
-    hosts_apart(fc, cleaned.lines)  # issue 46: one paste of several machines' prompts, each listing its own host's
+    hosts_apart(fc, cleaned.lines, cleaned.host_of)  # issue 46: a paste of several machines, each listing its host's
     fc.host = None if cleaned.host_of else cleaned.host or (_uname_host(cleaned.lines) if bug_report else None) or (
         _log_host(fc))
     bundle = [f"nvidia-bug-report: read {', '.join(fc.kinds)} inside it"] if fc.bug_report else []
