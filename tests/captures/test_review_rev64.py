@@ -1,0 +1,68 @@
+"""The review REV64's findings pinned (issue 46): each test fails on bb248d6's code and passes now."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuvet.captures import hccn_net
+from gpuvet.captures.text import Line
+from tests.support.helpers import doctor_text
+
+
+class _Counted:
+    """A compiled pattern's stand-in that counts the lines it is tried on (a reader's cost, not the machine's)."""
+
+    def __init__(self, pattern: Any) -> None:
+        self.pattern, self.tried = pattern, 0
+
+    def match(self, text: str) -> re.Match[str] | None:
+        self.tried += 1
+        return self.pattern.match(text)  # type: ignore[no-any-return]
+
+    def search(self, text: str) -> re.Match[str] | None:
+        self.tried += 1
+        return self.pattern.search(text)  # type: ignore[no-any-return]
+
+
+def _lines(text: str) -> list[Line]:
+    return [Line(i, t) for i, t in enumerate(text.splitlines(), 1)]
+
+
+@pytest.mark.parametrize("mask", ["255.0.255.0", "999.255.0.0"])
+def test_hccn_tool_netmask_that_is_no_netmask_is_said_not_a_crash(tmp_path: Path, mask: str) -> None:
+    # REV64 #1: ipaddress's NetmaskValueError escaped doctor (exit 1, a traceback)
+    code, answer = doctor_text(tmp_path, f"$ hccn_tool -i 3 -ip -g\nipaddr:29.1.112.213\nnetmask:{mask}\n")
+    assert code == 0 and not answer["findings"]
+    assert any(f"hccn_tool -ip: 29.1.112.213 netmask {mask} (not a netmask)" in n for n in answer["notes"])
+
+
+def test_hccn_tool_reader_tries_each_pattern_only_on_lines_with_its_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    # REV64 #8: the claim passes re-ran _IP/_MASK/_IFNAME on every line, _ROUTE_HEAD/_ROUTE twice
+    text = (
+        "ipaddr:29.1.112.213\nnetmask:255.255.0.0\nPort ID TLV\n  Ifname: 400GE1/1/20:2\nRouting table:\n"
+        "Destination     Gateway         Genmask         Flags Metric Ref    Use Iface\n"
+        "default         29.1.0.1        0.0.0.0         UG    0      0        0 eth3\n"
+        + "a line of prose about the NPU\n"
+        * 40
+    )
+    counted = {name: _Counted(getattr(hccn_net, name)) for name in ("_IP", "_MASK", "_IFNAME", "_ROUTE_HEAD", "_ROUTE")}
+    for name, c in counted.items():
+        monkeypatch.setattr(hccn_net, name, c)
+    claimed, notes = hccn_net.read(_lines(text))
+    assert claimed == set(range(1, 8))
+    assert notes == [
+        "hccn_tool -ip: 29.1.112.213/16",
+        "hccn_tool -lldp: the switch port cabled to it: 400GE1/1/20:2",
+        "hccn_tool -route: 1 route(s) read",
+    ]
+    assert {name: c.tried for name, c in counted.items()} == {
+        "_IP": 1,
+        "_MASK": 1,
+        "_IFNAME": 1,
+        "_ROUTE_HEAD": 2,
+        "_ROUTE": 3,
+    }
