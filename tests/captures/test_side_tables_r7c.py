@@ -52,7 +52,7 @@ def test_show_gids_says_the_roce_v2_ipv4_index(tmp_path: Path, capsys: pytest.Ca
 )
 def test_no_gid_at_all_warns(devices: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, found = doctor_triples("# show_gids\n" + GID_HEAD + "\nn_gids_found=0" + devices, tmp_path, capsys)
-    assert ("rdma_setup_failed", "warn", "") in found and code == 1
+    assert ("rdma_no_gid", "warn", "") in found and code == 1
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_a_failed_peer_enable_names_the_pair(tmp_path: Path, capsys: pytest.Capt
 @pytest.mark.parametrize(
     ("name", "want"),
     [
-        ("showgids_k8srdmasriov30_pod_no_gids_calico", {("rdma_setup_failed", "warn", "")}),
+        ("showgids_k8srdmasriov30_pod_no_gids_calico", {("rdma_no_gid", "warn", "")}),
         ("showgids_nccl1131_roce_gid_table", set()),
         ("showgids_spectrumscale4_cx6_nsdperf", set()),
         ("ethtool_fdiocsit3860_mlx5_nic_bad_state", {("nic_driver_failed", "warn", "enp94s0f0")}),

@@ -101,7 +101,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "cuda_init_unknown": _Meaning("framework_sees_no_module", MEDIUM),
     "cuda_init_error": _Meaning("api_reports_driver_state", MEDIUM),  # AGX1: CUDA's init refused (error 3)
     "nvlink_uncorrectable": _Meaning("nvlink_uncorrectable", HIGH),
-    "rdma_no_gids": _Meaning("rdma_setup_failed", MEDIUM),  # R7C: show_gids' n_gids_found=0 (captures/side_tables)
+    "rdma_no_gids": _Meaning("rdma_no_gid", HIGH),  # R7C: show_gids' n_gids_found=0 (captures/side_tables)
     "nic_netdev_gone": _Meaning("nic_driver_failed", MEDIUM),  # R7C: ethtool's 'Cannot get …: No such device'
     "peer_unsupported": _Meaning("p2p_unavailable", MEDIUM),  # the runtime refused peer access between two modules
     "smi_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),  # the runtime's setup, not the modules
