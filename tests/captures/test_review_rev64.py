@@ -66,3 +66,11 @@ def test_hccn_tool_reader_tries_each_pattern_only_on_lines_with_its_word(monkeyp
         "_ROUTE_HEAD": 2,
         "_ROUTE": 3,
     }
+
+
+def test_hwmon_input_that_is_no_number_is_left_unread_not_a_crash(tmp_path: Path) -> None:
+    # REV64 #2: '--5' passed lstrip('-').isdigit() and int() raised on the original
+    text = "temp1_label : edge\ntemp1_input : --5\ntemp2_label : junction\ntemp2_input : 43000\n"
+    code, answer = doctor_text(tmp_path, text)
+    assert code == 0 and not answer["findings"]
+    assert any("amdgpu hwmon: junction 43 C (" in n for n in answer["notes"])

@@ -14,6 +14,7 @@ MARKERS = ("Temperature (Sensor", "_label", "_input")
 _SMI = re.compile(r"^\s*Temperature \(Sensor ([\w ]{1,20})\) \(C\):\s*(-?\d+(?:\.\d+)?|N/A)\s*$")
 # hwmon: 'temp2_label : junction', '/sys/class/drm/card0/device/hwmon/hwmon3/temp2_input:43000'
 _HWMON = re.compile(r"^\s*(?:\S*/)?(temp\d{1,2})_(label|input)\s*[:=]\s*(\S{1,20})\s*$")
+_MILLI = re.compile(r"-?\d{1,9}")  # an input's millidegrees, as int() reads them ('--5' is none)
 _MODEL = re.compile(r"\bAMD (?:Instinct MI\d{2,3}[A-Z]{0,2}|Radeon (?:RX|PRO|Pro) [A-Z]?\d{3,4}[A-Z]{0,3})\b")
 _AMDGPU_LABELS = {"edge", "junction", "mem", "hotspot"}  # amdgpu_pm.c's temp1..3 labels
 
@@ -39,8 +40,8 @@ def _hwmon(lines: list[Line], out: ListedParse) -> None:
     labels = {m.group(1): m.group(3) for _, m in found if m.group(2) == "label"}
     if not labels or not set(labels.values()) <= _AMDGPU_LABELS:
         return
-    values = {m.group(1): m.group(3) for _, m in found if m.group(2) == "input" and m.group(3).lstrip("-").isdigit()}
-    said = [f"{labels[t]} {int(values[t]) / 1000:g} C" for t in labels if t in values]
+    values = {m.group(1): int(m.group(3)) for _, m in found if m.group(2) == "input" and _MILLI.fullmatch(m.group(3))}
+    said = [f"{labels[t]} {values[t] / 1000:g} C" for t in labels if t in values]
     if not said:
         return
     out.claimed |= {ln.no for ln, _ in found}
