@@ -95,3 +95,29 @@ def test_i915s_chip_reset_and_context_ban_as_linux_4_and_freebsd_print_them_are_
         assert set(capture_findings(tmp_path, ban)) == {
             ("module_ring_reset_recovered", "an Intel module, bus id not in the log")
         }
+
+
+_GPF = (
+    "[243209.352156] general protection fault, probably for non-canonical address 0x78d29c0722bf7aa1: 0000 [#1] SMP NOPTI\n"
+    "[243209.352200] CPU: 21 PID: 389232 Comm: python3 Tainted: P           OE     5.15.0-83-generic #92-Ubuntu\n"
+    "[243209.352226] Hardware name: Supermicro SYS-4029GP-TRT/X11DPG-OT-CPU, BIOS 3.4 08/02/2023\n"
+    "[243209.352242] RIP: 0010:__kmalloc+0x111/0x330\n"
+)
+
+
+def test_the_host_kernels_own_oops_is_a_critical_on_the_node_its_task_rip_and_taint_said(tmp_path: Path) -> None:
+    code, answer = doctor_text(tmp_path, _GPF)
+    assert [(f["cause"], f["severity"], f.get("module")) for f in answer["findings"]] == [
+        ("host_kernel_oops", "critical", "node")
+    ]
+    assert "RIP __kmalloc+0x111/0x330, tainted P OE" in str(answer["findings"][0])
+
+
+def test_an_oops_in_a_gpu_drivers_code_is_that_drivers_not_the_hosts(tmp_path: Path) -> None:
+    text = _GPF.replace("RIP: 0010:__kmalloc+0x111/0x330", "RIP: 0010:_nv011447rm+0x2d/0x90 [nvidia]")
+    assert ("host_kernel_oops", "node") not in capture_findings(tmp_path, text)
+
+
+def test_an_oops_right_after_a_gpu_drivers_fault_is_that_faults_aftermath(tmp_path: Path) -> None:
+    xid = "[243100.000001] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
+    assert ("host_kernel_oops", "node") not in capture_findings(tmp_path, xid + _GPF)

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 IOMMU = "iommu_dma_fault"  # the kinds (kernel_messages.yaml) read here
 HUNG = "driver_hung_task"
-KINDS = (IOMMU, HUNG)
+OOPS = "host_kernel_oops"  # R7B: the kernel itself crashed outside any GPU driver's code
+KINDS = (IOMMU, HUNG, OOPS)
 _HEAD = 1000  # characters of a line searched
 _BDF = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _GPU_PREFIX = re.compile(r"(?:^|[\s\]:])(?:nvidia|amdgpu|i915|xe) (" + _BDF + r"): ")
@@ -42,6 +43,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     """``out`` with an event per module whose DMA the IOMMU refused and one per module a task hangs on."""
     _iommu(lines, out, marks)
     _hung(lines, out, marks)
+    _oops(lines, out, marks)
     return out
 
 
@@ -89,3 +91,41 @@ def _hung(lines: list[Line], out: KernelParse, marks: Marks | None) -> None:
         out.events.append(KernelEvent(HUNG, module, ln.text.strip()[:240], ln.no))
         out.claimed.add(ln.no)
         return  # one hung driver: the watchdog repeats it for every task that waits on it
+
+
+
+# R7B: an oops's header (arch/x86/kernel/traps.c 'general protection fault, probably for non-canonical address …:
+# 0000 [#1] SMP NOPTI', dumpstack.c's 'Oops: 0000 [#1]', mm/fault.c's 'BUG: unable to handle page fault for address',
+# 'kernel BUG at mm/slub.c:305!'), then its task ('CPU: 21 PID: 389232 Comm: ufep … Tainted: P OE …') and its RIP
+_OOPS = re.compile(r"\bgeneral protection fault\b.{0,80}\[#\d+\]|\bOops: [0-9a-fx]+ \[#\d+\]|"
+                   r"\bBUG: unable to handle (?:page fault|kernel)|\bkernel BUG at \S+:\d+!")
+_TASK = re.compile(r"\bCPU: \d+ (?:UID: \d+ )?PID: \d+ Comm: (\S{1,40})(?:.*?\bTainted: ([A-Z ]{1,40}?)\s+\d)?")
+_RIP = re.compile(r"\b(?:RIP|pc)\s*:\s*(?:[0-9a-f]{4}:)?(\S{1,80})")
+OOPS_SPAN = 30  # lines: an oops prints its header, its task and its RIP within this many lines
+
+
+def _oops(lines: list[Line], out: KernelParse, marks: Marks | None) -> None:
+    """The kernel's own crash (a general protection fault, an Oops, a BUG) whose RIP and trace name no GPU
+    driver's frame: one event on the node, its task, taint and RIP quoted; an oops in a GPU driver's code is that
+    driver's (kernel_unknown, kernel_intel_reset)."""
+    from gpuvet.captures.kernel import KernelEvent
+
+    heads = [i for i in holding(lines, ("general protection fault", "Oops: ", "BUG: ", "kernel BUG at"), marks)
+             if _OOPS.search(lines[i].text[:_HEAD]) is not None]
+    if not heads or any(e.kind == OOPS for e in out.events):
+        return
+    i = heads[0]
+    span = [t.text[:_HEAD] for t in lines[i:i + OOPS_SPAN]]
+    if any(_FRAME.search(t) or " [nvidia" in t or " [amdgpu]" in t for t in span):
+        return  # in a GPU driver's code: that driver's readers judge it
+    since = lines[i].no - ERRORS_BEFORE
+    if any(since <= e.line <= lines[i].no for e in out.events) or any(since <= x.line <= lines[i].no for x in out.xids):
+        return  # right after a GPU driver's own fault (a reset, a failed init, an Xid): its aftermath, judged there
+    task = next((m for t in span if (m := _TASK.search(t)) is not None), None)
+    rip = next((m.group(1) for t in span if (m := _RIP.search(t)) is not None), None)
+    said = [f"task {task.group(1)}" if task else "", f"RIP {rip}" if rip else "",
+            f"tainted {' '.join(task.group(2).split())}" if task and task.group(2) else ""]
+    text = lines[i].text.strip()[:200] + " (" + ", ".join(w for w in said if w) + ")"
+    out.events.append(KernelEvent(OOPS, "node", text[:240], lines[i].no, count=len(heads)))
+    out.claimed.update(lines[j].no for j in range(i, min(len(lines), i + OOPS_SPAN)) if _OOPS.search(
+        lines[j].text[:_HEAD]) or _TASK.search(lines[j].text[:_HEAD]) or _RIP.search(lines[j].text[:_HEAD]))
