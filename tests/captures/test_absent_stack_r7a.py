@@ -57,6 +57,7 @@ def _loud(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> set[
             "rdma_no_usable_device",
             "warn",
         ),
+        ("$ ibv_devinfo\nFailed to get IB devices list: Function not implemented", "rdma_no_usable_device", "warn"),
         (
             "thread 'main' panicked at 'Failed to initialize nvml: DriverNotLoaded', src/main.rs:37:31",
             "no_modules_visible",

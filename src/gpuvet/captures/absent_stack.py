@@ -10,9 +10,9 @@
 - libibverbs' warnings (rdma-core libibverbs/init.c and dynamic_driver.c): 'no userspace device-specific driver found
   for /sys/class/infiniband_verbs/uverbsN' (the kernel has the HCA, no provider library claims it), 'Driver X does
   not support the kernel ABI of N' (provider and kernel apart), and ibv_devinfo's '0 HCAs found' / 'No IB devices
-  found' (libibverbs opened none). 'couldn't load driver 'libX-rdmav2.so'' alone is rdma-core trying every provider
-  its config names: routine where another provider claims the device, so read and not judged unless nothing was
-  found.
+  found' (libibverbs opened none), 'Failed to get IB devices list: <strerror>' (no verbs in the kernel).
+  'couldn't load driver 'libX-rdmav2.so'' alone is rdma-core trying every provider its config names: routine where
+  another provider claims the device, so read and not judged unless nothing was found.
 The same 'No IB devices found' from a perftest run is perftest's (captures/perftest.py), not read here."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ NODES_MISSING, NO_RDMA = "nvidia_device_files_missing", "rdma_no_usable_device"
 # open the device file /dev/nvidiactl (No such file or directory)' names (app_errors' smi_no_driver), its verdict
 NODES_ABSENT = "nvidia_device_files_absent"
 # (formats.py gives these lines to device_nodes' format, which calls this reader: driver_marks.NODES)
-_WORDS = ("/dev/dri/renderD", "/dev/nvidia", "nvidia-modprobe", "echo $?", "libibverbs", "HCAs found", "No IB devices found")
+_WORDS = ("/dev/dri/renderD", "/dev/nvidia", "nvidia-modprobe", "echo $?", "libibverbs", "HCAs found", "IB devices")
 _LS_MISSING = re.compile(r"\bls: (?:cannot access )?['\"]?(/dev/nvidia[\w*?-]*)['\"]?: No such file or directory")
 # one GPU's node (/dev/nvidia2): a job's or a container's view holds some of them by design (Slurm's device cgroup)
 _ONE_GPU = re.compile(r"/dev/nvidia\d+")
@@ -40,6 +40,8 @@ _NO_PROVIDER = re.compile(r"libibverbs: Warning: no userspace device-specific dr
 _ABI = re.compile(r"libibverbs: Warning: Driver \S+ does not support the kernel ABI of \d+")
 _COULD_NOT_LOAD = re.compile(r"libibverbs: Warning: couldn't load driver '[^']+'")
 _NONE_FOUND = re.compile(r"^\s*(?:0 HCAs found:?|No IB devices found)\s*$")
+# ibv_devinfo's and ibv_devices' perror when ibv_get_device_list fails (no ib_uverbs in the kernel: ENOSYS)
+_LIST_FAILED = re.compile(r"\bFailed to get IB devices list: \w[\w ]{2,60}$")
 # libhsakmt's open of a render node (fmm.c: pr_err 'Failed to open %s: %s', then 'Check user is in "video" group'):
 # the user's access to the GPU, rocr_status' fact for rocminfo's own 'Unable to open /dev/kfd …: Permission denied'
 _RENDER_DENIED = re.compile(r"Failed to open /dev/dri/renderD\d+: (?:Permission denied|Operation not permitted)")
@@ -102,12 +104,16 @@ def _modprobe_failed(lines: list[Line], at: list[int]) -> str | None:
 
 
 def _verbs(lines: list[Line], at: list[int], out: AppErrorsParse) -> None:
-    texts = [(i, lines[i].text) for i in at if "libibverbs" in lines[i].text or "found" in lines[i].text]
+    texts = [
+        (i, lines[i].text)
+        for i in at
+        if "libibverbs" in lines[i].text or "IB devices" in lines[i].text or "HCAs found" in lines[i].text
+    ]
     devices = sorted({m.group(1) for _, t in texts if (m := _NO_PROVIDER.search(t)) is not None}, key=lambda d: int(d[6:]))
     abi = [i for i, t in texts if _ABI.search(t)]
     tried = [i for i, t in texts if _COULD_NOT_LOAD.search(t)]
     perftest = any(w in ln.text for ln in lines for w in _PERFTEST)
-    none = [i for i, t in texts if _NONE_FOUND.match(t) and not (perftest and "No IB" in t)]
+    none = [i for i, t in texts if (_NONE_FOUND.match(t) or _LIST_FAILED.search(t)) and not (perftest and "No IB" in t)]
     out.claimed |= {lines[i].no for i, t in texts if _NO_PROVIDER.search(t)} | {lines[i].no for i in abi + tried + none}
     if not (devices or abi or none):
         return  # a provider the config names not installed, while another claims the device: routine
