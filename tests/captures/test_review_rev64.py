@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gpuvet.captures import hccn_net
+from gpuvet.captures import hccn_net, nccl_stall
 from gpuvet.captures.text import Line
 from tests.support.helpers import doctor_text
 
@@ -74,3 +74,38 @@ def test_hwmon_input_that_is_no_number_is_left_unread_not_a_crash(tmp_path: Path
     code, answer = doctor_text(tmp_path, text)
     assert code == 0 and not answer["findings"]
     assert any("amdgpu hwmon: junction 43 C (" in n for n in answer["notes"])
+
+
+_NCCL_HEADER = (
+    "# Using devices\n#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB\n"
+    "#      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res\n"
+)
+
+
+def test_nccl_prompt_after_the_header_is_read_in_bounded_steps() -> None:
+    # REV64 #3: '\S+@\S+:\S*' overlapped: a 2,000-char '@:@:' line took 18 s (cubic); every run in the prompt's
+    # pattern is now a bounded, disjoint class, so a 20,000-char line is read in linear steps
+    assert not re.search(r"(?:\\S|\])[+*]", nccl_stall._AFTER.pattern)
+    lines = _lines(_NCCL_HEADER + "@:" * 10_000 + "\n")
+    header = [ln for ln in lines if ln.text.startswith("#")]
+    assert nccl_stall.went_on(lines, header) is None
+    lines = _lines(_NCCL_HEADER + "user@node1:~/nccl-tests$ \n")
+    assert nccl_stall.went_on(lines, [ln for ln in lines if ln.text.startswith("#")]) == (4, "user@node1:~/nccl-tests$")
+
+
+@pytest.mark.parametrize(
+    ("said", "stalled"),
+    [
+        ("it no longer hangs after the driver update:", False),
+        ("all_reduce_perf doesn't hang any more, the table was cut:", False),
+        ("It is not stuck, I cut the paste here", False),
+        ("all_reduce_perf hangs after printing this:", True),
+        ("it never finishes, output below:", True),
+        ("it no longer crashes, but now it hangs here:", True),
+    ],
+)
+def test_nccl_stall_said_respects_the_posters_negation(said: str, stalled: bool) -> None:
+    # REV64 #7: 'it no longer hangs' above a header with no rows was read as the poster saying it stalled
+    lines = _lines(said + "\n" + _NCCL_HEADER)
+    found = nccl_stall.went_on(lines, [ln for ln in lines if ln.text.startswith("#")])
+    assert (found is not None) is stalled

@@ -20,8 +20,16 @@ _SAID = lazy(
     r"|no (?:further |more )?(?:output|progress))\b",
     re.I,
 )
-# after the header: the run interrupted (^C), timed out, or the shell's prompt back with no row printed
-_AFTER = lazy(r"^\s*\^C|\btimed? ?out\b|^\s*(?:\S+@\S+:\S*\s?[#$]|\$)\s", re.I)
+_SAID_WORDS = ("stall", "hang", "hung", "stuck", "freez", "froze", "deadlock", "never", "n't", "not", "no ")
+# the poster's words that deny it in the same clause: 'it no longer hangs', 'not stuck', "doesn't hang any more"
+_NEGATED = lazy(r"\b(?:no longer|not|never)\b|n't\b", re.I)
+_CLAUSE = lazy(r"[.!?;,]|\bbut\b", re.I)
+# after the header: the run interrupted (^C), timed out, or the shell's prompt back with no row printed; the
+# prompt's user, host and path are disjoint, bounded classes (REV64: '\S+@\S+:\S*' backtracked cubically)
+_AFTER = lazy(
+    r"^[ \t]{0,80}\^C|\btimed? ?out\b|^[ \t]{0,80}(?:[^\s@]{1,64}@[^\s:@]{1,253}:[^\s#$]{0,4096}\s?[#$]|\$)\s", re.I
+)
+_AFTER_WORDS = ("^c", "out", "$", "#")
 
 
 def went_on(lines: list[Line], header: list[Line]) -> tuple[int, str] | None:
@@ -33,6 +41,18 @@ def went_on(lines: list[Line], header: list[Line]) -> tuple[int, str] | None:
     for ln in lines:
         if ln.no in ours or ln.text.lstrip().startswith("#"):
             continue
-        if _SAID.search(ln.text) or (ln.no > last and _AFTER.search(ln.text)):
+        low = ln.text.lower()
+        if (any(w in low for w in _SAID_WORDS) and _said(ln.text)) or (
+            ln.no > last and any(w in low for w in _AFTER_WORDS) and _AFTER.search(ln.text)
+        ):
             return ln.no, ln.text.strip()
     return None
+
+
+def _said(text: str) -> bool:
+    """A stall the line says, not one it denies in the same clause ('it no longer hangs', 'not stuck')."""
+    for m in _SAID.finditer(text):
+        clause = _CLAUSE.split(text[: m.start()])[-1]
+        if not _NEGATED.search(clause):
+            return True
+    return False
