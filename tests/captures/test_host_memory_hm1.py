@@ -98,3 +98,21 @@ def test_the_fresh_al_row_is_a_host_dimm_warn() -> None:
         code = main(["doctor", "--from", str(path), "--json"])
     found = [(f["severity"], f["cause"], f.get("module")) for f in json.loads(out.getvalue())["findings"]]
     assert (code, found) == (1, [("warn", "host_memory_ce_repeated", "host DIMM P0_Node0_Channel5_Dimm0 DIMMF1")])
+
+
+def _apei(n: int, severity: str) -> str:
+    """A firmware-first memory error record as ghes.c and cper.c print it."""
+    return "".join(f"[  539.0611{n}] {{{n}}}[Hardware Error]: {t}\n" for t in (
+        "Hardware error from APEI Generic Hardware Error Source: 2", f"event severity: {severity}",
+        f" Error 0, type: {severity}", "  section_type: memory error", "  node:0 card:5 module:16 rank:0 row:1492",
+        "  DIMM location: P0_Node0_Channel5_Dimm0 DIMMF1", "  error_type: 4, single-symbol chipkill ECC"))
+
+
+def test_firmware_first_memory_records_are_read_per_record(tmp_path: Path) -> None:
+    dimm = "host DIMM P0_Node0_Channel5_Dimm0 DIMMF1"
+    assert _doctor(tmp_path, _apei(39, "corrected")) == (0, [])
+    assert _doctor(tmp_path, _apei(39, "corrected") + _apei(40, "corrected"))[1] == [
+        ("warn", "host_memory_ce_repeated", dimm)]
+    assert _doctor(tmp_path, _apei(41, "fatal"))[1] == [("critical", "host_memory_uncorrected", dimm)]
+    pcie = _apei(42, "recoverable").replace("memory error", "PCIe error")  # a PCIe record: the note's, not a DIMM's
+    assert _doctor(tmp_path, pcie) == (0, [])

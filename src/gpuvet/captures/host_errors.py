@@ -34,6 +34,7 @@ _RAS = re.compile(r"\bmc_event: .*?\b(\d+) (Corrected|Uncorrected|Deferred|Fatal
 _MCE_UE = re.compile(r"\bmce: Uncorrected hardware memory error\b", re.I)
 _UNNAMED = ("", "any memory", "unknown memory", "unknown", "N/A")  # edac_mc.c's words where no DIMM is known
 NOT_NAMED = "host memory (DIMM not named)"
+UNCORRECTED, CE_REPEATED = KINDS = ("host_memory_uncorrected", "host_memory_ce_repeated")  # kernel_messages.yaml's
 # the EDAC core's and drivers' set-up lines ('EDAC MC: Ver: 3.0.0', 'EDAC MC0: Giving out device to module skx_edac
 # …', 'EDAC amd64: Node 0: DRAM ECC enabled.', 'EDAC sbridge: Seeking for: PCI ID 8086:2fbd', 'ghes_edac: GHES probing
 # device list...'): the host's memory controllers registered, no memory error
@@ -123,6 +124,8 @@ def dimm_findings(seen: list[Line]) -> list[DimmErrors]:
         if (got := _report(ln.text)) is not None and ln.text.strip() not in texts:
             texts.add(ln.text.strip())
             reports.setdefault((got[0], got[2]), []).append((ln, got[1]))
+    for ln, uncorrected, place in ([] if reports else _apei(seen)):  # ghes_edac's own lines say the same records
+        reports.setdefault((uncorrected, place), []).append((ln, 1))
     out = []
     for (uncorrected, place), found in reports.items():
         errors = sum(n for _, n in found)
@@ -130,8 +133,32 @@ def dimm_findings(seen: list[Line]) -> list[DimmErrors]:
                                                            and errors < threshold("host_memory_ce_count"))):
             continue  # the DIMM's uncorrected errors say it; a single corrected report: the note's
         first = found[0][0]
-        out.append(DimmErrors("host_memory_uncorrected" if uncorrected else "host_memory_ce_repeated", place,
+        out.append(DimmErrors(UNCORRECTED if uncorrected else CE_REPEATED, place,
                               first.text.strip()[:240], first.no, len(found), errors))
+    return out
+
+
+# drivers/firmware/efi/cper.c (cper_print_mem, cper_dimm_err_location) under ghes.c's '{N}[Hardware Error]: ' prefix:
+# a firmware-first record's 'event severity: corrected|recoverable|fatal', its 'section_type: memory error' and
+# 'DIMM location: <label>' ('DIMM location: not present. DMI handle: 0x…' where the firmware names none)
+_APEI = re.compile(r"\{(\d{1,10})\}\[Hardware Error\]:\s*(.*?)\s*$")
+_APEI_DIMM = re.compile(r"\bDIMM location: (?!not present)(.{1,80}?)(?: page:| DMI handle|\s*$)")
+
+
+def _apei(seen: list[Line]) -> list[tuple[Line, bool, str]]:
+    """The firmware-first memory error records, one per record number: (its first line, uncorrected, the place)."""
+    records: dict[str, list[tuple[Line, str]]] = {}
+    for ln in seen:
+        if "[Hardware Error]" in ln.text and (m := _APEI.search(ln.text)) is not None:
+            records.setdefault(m.group(1), []).append((ln, m.group(2)))
+    out = []
+    for said in records.values():
+        words = " | ".join(t for _, t in said)
+        severity = _HOST_SEVERITY.search(words)
+        if "section_type: memory error" not in words or severity is None:
+            continue
+        dimm = next((d.group(1) for _, t in said if (d := _APEI_DIMM.search(t)) is not None), "")
+        out.append((said[0][0], severity.group(1).lower() != "corrected", _place(dimm)))
     return out
 
 
