@@ -10,7 +10,7 @@ import pytest
 
 from gpuvet.captures import hccn_net, nccl_stall
 from gpuvet.captures.text import Line
-from tests.support.helpers import doctor_text
+from tests.support.helpers import capture_findings, doctor_text
 
 
 class _Counted:
@@ -109,3 +109,25 @@ def test_nccl_stall_said_respects_the_posters_negation(said: str, stalled: bool)
     lines = _lines(said + "\n" + _NCCL_HEADER)
     found = nccl_stall.went_on(lines, [ln for ln in lines if ln.text.startswith("#")])
     assert (found is not None) is stalled
+
+
+_ON = "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n"
+
+
+def test_grepd_acs_lines_are_each_judged_by_their_own_port_type(tmp_path: Path) -> None:
+    # REV64 #4: one 'Root Port' line among a grep'd paste's switch ports made every port's ReqRedir+ an info; each
+    # ACSCtl line is judged by its own Express line, and a line whose type is not shown as a bridge's (warn)
+    text = (
+        "\t\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00\n"
+        + _ON
+        + "\t\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00\n"
+        + _ON
+        + _ON
+    )
+    assert capture_findings(tmp_path, text) == {
+        ("pcie_acs_root_ports", None): "info",
+        ("pcie_acs_enabled", None): "warn",
+    }
+    assert capture_findings(tmp_path, "\t\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00\n" + _ON) == {
+        ("pcie_acs_root_ports", None): "info"
+    }

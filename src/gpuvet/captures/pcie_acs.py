@@ -92,6 +92,8 @@ def _line(walk: _Walk, ln: Line) -> None:
         walk.endpoints += 1
     else:
         walk.on.append((ln, walk.bus if walk.bridge else None, ("Root Port",) + on if walk.root else on))
+    if walk.bus is None:  # a grep'd paste: the next ACSCtl line's type is its own Express line's, or not shown
+        walk.bridge, walk.root = None, False
 
 
 def _records(walk: _Walk) -> list[AppError]:
@@ -102,24 +104,27 @@ def _records(walk: _Walk) -> list[AppError]:
         if bus is not None
     ]
     unnamed = [(ln, on) for ln, bus, on in walk.on if bus is None]
-    if unnamed:
-        redirect = sum(1 for _, on in unnamed if any(b in on for b in _REDIRECTS))
-        bits = ", ".join(f"{b}+" for b in _ON if any(b in on for _, on in unnamed))
-        said = (
-            f"ACS on in {len(unnamed)} of {len(unnamed) + walk.off} ACSCtl line(s) ({bits}; {redirect} of them "
-            "redirect peer requests to the root complex), their devices not in the paste; first: "
-        )
-        first = max(unnamed, key=lambda u: any(b in u[1] for b in _REDIRECTS))[0]
-        out.append(
-            AppError(
-                _kind(tuple(b for _, on in unnamed for b in on)),
-                first.no,
-                (said + first.text.strip())[:_TEXT],
-                tool="lspci -vvv",
-                times=len(unnamed),
-            )
-        )
-    return out
+    roots = [(ln, on) for ln, on in unnamed if "Root Port" in on]  # each line judged by its own port type
+    others = [(ln, on) for ln, on in unnamed if "Root Port" not in on]  # a switch port, or its type not shown
+    return out + [_unnamed(group, len(unnamed) + walk.off) for group in (roots, others) if group]
+
+
+def _unnamed(group: list[tuple[Line, tuple[str, ...]]], lines: int) -> AppError:
+    """The unnamed bridges of one port type (a grep'd paste) as one record, counted, with their bits."""
+    redirect = sum(1 for _, on in group if any(b in on for b in _REDIRECTS))
+    bits = ", ".join(f"{b}+" for b in _ON if any(b in on for _, on in group))
+    said = (
+        f"ACS on in {len(group)} of {lines} ACSCtl line(s) ({bits}; {redirect} of them "
+        "redirect peer requests to the root complex), their devices not in the paste; first: "
+    )
+    first = max(group, key=lambda u: any(b in u[1] for b in _REDIRECTS))[0]
+    return AppError(
+        _kind(tuple(b for _, on in group for b in on)),
+        first.no,
+        (said + first.text.strip())[:_TEXT],
+        tool="lspci -vvv",
+        times=len(group),
+    )
 
 
 def _kind(on: tuple[str, ...]) -> str:
