@@ -116,3 +116,11 @@ def test_firmware_first_memory_records_are_read_per_record(tmp_path: Path) -> No
     assert _doctor(tmp_path, _apei(41, "fatal"))[1] == [("critical", "host_memory_uncorrected", dimm)]
     pcie = _apei(42, "recoverable").replace("memory error", "PCIe error")  # a PCIe record: the note's, not a DIMM's
     assert _doctor(tmp_path, pcie) == (0, [])
+
+
+def test_health_cites_a_host_dimms_errors_as_edacs_words_at_the_same_verdict() -> None:
+    from gpuvet.health.checks import _STATUS_OF, _driver_word
+    from gpuvet.knowledge import fault
+
+    assert _driver_word("host_memory_ce_repeated") == "EDAC message" and _driver_word("init_failed") == "NVRM message"
+    assert [_STATUS_OF[fault(k).severity].name for k in host_errors.KINDS] == ["FAIL", "WARN"]

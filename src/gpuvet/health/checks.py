@@ -15,7 +15,7 @@ from gpuvet.backends.readings import (
     XidRecord,
     throttle_labels,
 )
-from gpuvet.captures import kernel
+from gpuvet.captures import host_errors, kernel
 from gpuvet.captures.kernel_messages import kernel_message_catalog
 from gpuvet.captures.text import Line
 from gpuvet.checks.model import Cited
@@ -259,8 +259,10 @@ _STATUS_OF = {"critical": Status.FAIL, "warn": Status.WARN, "info": Status.OK}
 
 
 def _driver_word(kind: str) -> str:
-    """Which driver's message the evidence is: amdgpu's kinds are named amd_*."""
-    return "amdgpu message" if kind.startswith("amd_") else "NVRM message"
+    """Which driver's message the evidence is: amdgpu's kinds are named amd_*; a host DIMM's memory errors are
+    EDAC's (or the machine check handler's, rasdaemon's: captures/host_errors.py), no GPU driver's."""
+    return "amdgpu message" if kind.startswith("amd_") else "EDAC message" if kind in host_errors.KINDS \
+        else "NVRM message"
 
 
 def throttle(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
