@@ -113,13 +113,27 @@ def _card_up(nic: Nic, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
 
 
 def _siblings(a: Nic, b: Nic) -> bool:
-    """ibstat's '0x8e8474fffe1f2550' and rdma dev's '8e84:74ff:fe1f:2551' alike; a model either tool left unsaid
-    does not tell two functions apart."""
+    """Two functions of one card: their bus ids, rdma-core's names ('roceP2p1s0f0'/'…f1') or netdevs ('ens1f0np0'/
+    'ens1f1np1') but for the function, or node GUIDs 1-3 apart (ibstat's '0x8e84…2550', rdma dev's '8e84:…:2551');
+    a model either tool left unsaid does not tell two functions apart."""
+    if a is b or (a.hca_type is not None and b.hca_type is not None and a.hca_type != b.hca_type):
+        return False
+    if _card_keys(a) & _card_keys(b):
+        return True
     try:
         ga, gb = (int((n.node_guid or "x").removeprefix("0x").replace(":", ""), 16) for n in (a, b))
     except ValueError:
         return False
-    return (a.hca_type is None or b.hca_type is None or a.hca_type == b.hca_type) and 0 < abs(ga - gb) <= 3
+    return 0 < abs(ga - gb) <= 3
+
+
+_CARD = re.compile(r"^(?:(roce\w*?s[0-9a-f]{1,2})f[0-7]|(\w+?\d)f[0-7](?:np[0-7])?|([0-9a-fA-F:]{7,12})\.[0-7])$")
+
+
+def _card_keys(nic: Nic) -> set[str]:
+    """The card a device is a function of, by each name it has with the function left out."""
+    return {m.group(0)[: m.end(1) if m.group(1) else m.end(2) if m.group(2) else m.end(3)]
+            for name in (nic.device, nic.bus_id or "", *nic.netdevs) if (m := _CARD.match(name))}
 
 
 _FUNCTION = re.compile(r"(?:^roce\w*?s[0-9a-f]{1,2}f|^[0-9a-fA-F:]{7,12}\.)([0-7])$")
