@@ -180,7 +180,6 @@ KNOWN_MISSES: dict[str, str] = {
     "dmesg_club3090_838_xid31_wrapped.txt": "told: Xid 31 on 0000:01:00.0 from python3 (right), but the nvAssert lines' "
                                             "reboot is not said (RESTART_APP)",
     "eccsummary_mfc1749_v100_clean.txt": "inventory: the V100-PCIE-32GB listed, but 'ECC Enabled' is not read",
-    "ibstatus_nccl1935_ports_down.txt": "5 of 6 down ports named; mlx5_2 (Ethernet link layer, DOWN/Disabled) is not",
     "ixsmi_klein_inbox_iluvatar_mrv100.txt": "inventory: the Iluvatar MR-V100 at 00000001:01:00.0 (32768 MiB) is not "
                                              "listed",
     "metrics_devmetricsexporter233_mi300xvf.txt": "inventory: 0000:05:00.0 listed, but as 'unknown' (MI300X VF not "
