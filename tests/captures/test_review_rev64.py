@@ -131,3 +131,18 @@ def test_grepd_acs_lines_are_each_judged_by_their_own_port_type(tmp_path: Path) 
     assert capture_findings(tmp_path, "\t\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00\n" + _ON) == {
         ("pcie_acs_root_ports", None): "info"
     }
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "nvmlInit_v2 returned 9",
+        "nvmlInit_v2 failed with 9",
+        "E1207 12:00:00.000000 1 main.go:12] nvml init failed: ret=9",
+        "pynvml.nvml.NVMLError_DriverNotLoaded: Driver Not Loaded",
+        "nvmlInit returned NVML_ERROR_DRIVER_NOT_LOADED",
+    ],
+)
+def test_nvml_driver_not_loaded_is_one_verdict_in_every_wording(tmp_path: Path, line: str) -> None:
+    # REV64 #5: code 9 'returned 9' was no_modules_visible critical, 'failed with 9' (mgmt_status's) a warn
+    assert capture_findings(tmp_path, line + "\n") == {("no_modules_visible", None): "critical"}
