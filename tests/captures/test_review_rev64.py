@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gpuvet.captures import hccn_net, nccl_stall
+from gpuvet.captures import hccn_net, nccl_stall, nvidia_stack, rbt_agents
 from gpuvet.captures.text import Line
 from tests.support.helpers import capture_findings, doctor_text
 
@@ -146,3 +146,19 @@ def test_grepd_acs_lines_are_each_judged_by_their_own_port_type(tmp_path: Path) 
 def test_nvml_driver_not_loaded_is_one_verdict_in_every_wording(tmp_path: Path, line: str) -> None:
     # REV64 #5: code 9 'returned 9' was no_modules_visible critical, 'failed with 9' (mgmt_status's) a warn
     assert capture_findings(tmp_path, line + "\n") == {("no_modules_visible", None): "critical"}
+
+
+def test_rocm_bandwidth_test_device_type_three_lines_below_its_index_is_read() -> None:
+    # REV64 #8: lines[i+1:i+_NEAR] looked 2 lines ahead though _NEAR (3) is the documented reach
+    text = "Device Index:                                1\n  Device Name:     gfx90a\n  Device Numa Node:   0\n"
+    assert rbt_agents.index_lines(_lines(text + "  Device Type:                 GPU\n")) == {1}
+    assert rbt_agents.index_lines(_lines(text + "  Device BDF:   c1:00.0\n  Device Type:   GPU\n")) == set()
+
+
+def test_resume_search_tries_its_pattern_only_on_lines_with_a_sleep_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    # REV64 #8: _SLEPT ran on every line of a text with a CUDA error
+    counted = _Counted(nvidia_stack._SLEPT)
+    monkeypatch.setattr(nvidia_stack, "_SLEPT", counted)
+    text = "epoch 3 loss 0.41\n" * 50 + "PM: suspend entry (deep)\nPM: suspend exit\nRuntimeError: CUDA error: unknown\n"
+    assert nvidia_stack._resumed_at(_lines(text)) == 52
+    assert counted.tried == 1

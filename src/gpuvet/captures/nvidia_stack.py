@@ -45,6 +45,7 @@ _LOST_CONTEXT = lazy(
 _CUDA_KINDS = ("launch_failure", "cuda_runtime_error", "cuda_api_driver", "cuda_init_unknown", "cuda_init_error")
 _NVML_KINDS = ("nvml_api", "container_cli_driver")  # NVML's words, nvidia-container-cli's relay of them
 _SLEPT = lazy(r"\bsuspend(?:ed|ing)?\b|\bhibernat\w*|\bs2idle\b|\bsystem sleep\b|\bfrom sleep\b", re.I)
+_SLEPT_WORDS = ("uspend", "USPEND", "ibernat", "IBERNAT", "s2idle", "S2IDLE", "leep", "LEEP")  # _SLEPT's, cheap
 _WOKE = lazy(
     r"\bresum\w*|\bwak(?:e|es|ing|ed)\b|\bwoke\b|\bpowers? (?:\w+ )?(?:back )?up\b|\bsuspend exit\b"
     r"|\bhibernation exit\b|\bback up\b",
@@ -90,7 +91,7 @@ def _resumed_at(lines: list[Line]) -> int | None:
     """The line where the text shows the machine woke from a suspend or hibernate (a line naming the sleep, and that
     line or one of the next three naming the wake), or None."""
     for i, ln in enumerate(lines):
-        if _SLEPT.search(ln.text):
+        if any(w in ln.text for w in _SLEPT_WORDS) and _SLEPT.search(ln.text):
             for after in lines[i : i + 4]:
                 if _WOKE.search(after.text):
                     return after.no

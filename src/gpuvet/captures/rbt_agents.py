@@ -30,7 +30,7 @@ def index_lines(lines: list[Line]) -> set[int]:
     if not any("Device Type:" in ln.text for ln in lines):
         return set()
     return {ln.no for i, ln in enumerate(lines) if "Device Index" in ln.text and _INDEX.match(ln.text)
-            and any(_TYPE.match(other.text) for other in lines[i + 1:i + _NEAR])}
+            and any(_TYPE.match(other.text) for other in lines[i + 1:i + 1 + _NEAR])}
 
 
 def read(lines: list[Line], out: ListedParse) -> None:
