@@ -121,3 +121,19 @@ def test_an_oops_in_a_gpu_drivers_code_is_that_drivers_not_the_hosts(tmp_path: P
 def test_an_oops_right_after_a_gpu_drivers_fault_is_that_faults_aftermath(tmp_path: Path) -> None:
     xid = "[243100.000001] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
     assert ("host_kernel_oops", "node") not in capture_findings(tmp_path, xid + _GPF)
+
+
+_DISPLAY = (
+    "[drm:intel_dp_start_link_train [i915]] *ERROR* failed to train DP, aborting",
+    "[drm:drm_atomic_helper_wait_for_flip_done [drm_kms_helper]] *ERROR* [CRTC:51:crtc-0] flip_done timed out",
+    "amdgpu 0000:0b:00.0: [drm] *ERROR* dc_dmub_srv_log_diagnostic_data: DMCUB error - collecting diagnostic data",
+    "[drm:0xffffffff82a5c1e0] _ERROR_ failed to train DP, aborting",
+    "i915 0000:00:02.0: [drm] *ERROR* Link Training Unsuccessful",
+)
+
+
+def test_a_graphics_drivers_display_path_lines_are_read_and_said_never_warned_nor_refused(tmp_path: Path) -> None:
+    for line in _DISPLAY:
+        code, answer = doctor_text(tmp_path, line + "\n")
+        assert code == 0 and not answer["findings"], line
+        assert any("display-path line(s)" in n for n in answer["notes"]), line

@@ -13,6 +13,7 @@ from gpuvet.captures import (
     agent_smi_errors,
     kernel_amd_client,
     kernel_amd_resume,
+    kernel_display,
     kernel_driver_resources,
     kernel_host,
     kernel_intel_fault,
@@ -67,6 +68,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = agent_smi_errors.read(lines, out, marks)  # a monitoring agent's nvidia_smi errors, a lost handle quoted
     out = kernel_amd_client.read(lines, out, marks)  # R5A: an amdgpu page fault of its firmware (MP0, MP1)
     out = kernel_amd_resume.read(lines, out, marks)  # R6C: amdgpu's SMU resumed while the node ran: a note
+    out = kernel_display.read(lines, out, marks)  # R7B: a graphics driver's display-path lines: read, a note
     loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM", "gsp_"), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]

@@ -163,12 +163,12 @@ BENIGN: tuple[Benign, ...] = (
     Benign(
         "display",
         lazy(
-            r"EDID|DPCD|\bconnector|\bHDMI|\bDP[- ]|\baux\b|link training|FIFO underrun|vblank|"
+            r"EDID|DPCD|\bconnector|\bHDMI|\bDP\b|\baux\b|link training|FIFO underrun|vblank|"
             r"hotplug|\bDSC\b|dm_helpers|\bDMUB|\bCRTC|backlight|\bpanel\b|\bpipe [A-Z]\b|"
             r"\bflip\b|\bmodeset\b|\bdisplay\b|\bDC: |\bcreate_links?\b|\bprime\b|"
             # R7B: DisplayPort's repeaters and link features (amdgpu dc's LTTPR capability read: 'LTTPR count is
             # nonzero but invalid lane count reported', 'lttpr_caps phy_repeater_cnt is 0x0'; HDCP, PSR, USB4 DPIA)
-            r"\bLTTPR|phy_repeater|\bHDCP|\bPSR\b|\bDPIA\b|\bdc_link",
+            r"\bLTTPR|phy_repeater|\bHDCP|\bPSR\b|\bDPIA\b|\bdc_link|\bDMCUB|_link_train|\bflip_done\b",
             re.I,
         ),
         "a display output's message (monitor, cable, link training, vblank; amdgpu's Display Core, PRIME's "

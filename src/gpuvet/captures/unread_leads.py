@@ -252,7 +252,10 @@ def _candidates(lines: list[Line]) -> list[Line]:
 
 
 # a device's own kernel line with its stamp cut ('nvidia-gpu 0000:0a:00.3: …', 'ucsi_ccg 0-0008: …', dev_printk's)
-_DEVICE_LINE = lazy(r"^\s*[\w-]+ (?:[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|\d+-[0-9a-fA-F]{4}): ")
+_DEVICE_LINE = lazy(r"^\s*[\w-]+ (?:[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]|\d+-[0-9a-fA-F]{4}): |"
+                    # R7B: DRM's own tag ('[drm:drm_atomic_helper_wait_for_flip_done [drm_kms_helper]] *ERROR*',
+                    # FreeBSD drm's '[drm:0xffffffff82a5c1e0] _ERROR_'): a graphics driver's line, its display ones benign
+                    r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[drm(?::[\w.]+(?: \[\w+\])?)?\]")
 
 
 def _lead(no: int, text: str) -> ToolFailure | None:
