@@ -162,3 +162,21 @@ def test_resume_search_tries_its_pattern_only_on_lines_with_a_sleep_word(monkeyp
     text = "epoch 3 loss 0.41\n" * 50 + "PM: suspend entry (deep)\nPM: suspend exit\nRuntimeError: CUDA error: unknown\n"
     assert nvidia_stack._resumed_at(_lines(text)) == 52
     assert counted.tried == 1
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ERROR:root:ROCm SMI returned 8 (the expected value is 0)",
+        "rsmi_init() failed: RSMI_STATUS_INIT_ERROR",
+        "amdsmi.amdsmi_exception.AmdSmiLibraryException: Error code: 18 | AMDSMI_STATUS_INIT_ERROR - An error occurred "
+        "when initializing internal data structures",
+        "amdsmi_init failed: AMDSMI_STATUS_INIT_ERROR",
+        "ERROR:root:Unable to initialize amdsmi",
+    ],
+)
+def test_an_smi_librarys_init_error_is_one_verdict_for_rocm_smi_and_amd_smi(tmp_path: Path, line: str) -> None:
+    # REV64 #6: RSMI_STATUS_INIT_ERROR was none (R7B), AMDSMI_STATUS_INIT_ERROR a driver warn: both the library failing
+    # to start, which names neither of its usual causes (driver not loaded, no access: each judged by its own words)
+    code, answer = doctor_text(tmp_path, line + "\n")
+    assert code == 0 and not answer["findings"]

@@ -84,8 +84,11 @@ NONE_KIND = "mgmt_status_none"  # a code of class none: the line is claimed as r
 # names another of app_errors' kinds reads before the table's class (its comment in api_errors.yaml says so)
 # (REVFIX: DRIVER_NOT_LOADED is nvidia_stack's smi_no_driver, the module not loaded, in every wording: 'failed with 9'
 # too, not the class's warn)
-_KIND_OF = {"NVML_ERROR_LIB_RM_VERSION_MISMATCH": "nvml_mismatch", "NVML_ERROR_LIBRARY_NOT_FOUND": "smi_no_nvml_lib",
-            "NVML_ERROR_DRIVER_NOT_LOADED": "smi_no_driver"}
+_KIND_OF = {
+    "NVML_ERROR_LIB_RM_VERSION_MISMATCH": "nvml_mismatch",
+    "NVML_ERROR_LIBRARY_NOT_FOUND": "smi_no_nvml_lib",
+    "NVML_ERROR_DRIVER_NOT_LOADED": "smi_no_driver",
+}
 
 _NVML = r"(?:\bNVML\b|\bnvml\w*)(?![/.]\w)"  # not a path's or a file's (nvml/collector.go)
 # the words a program puts before the number it got back: 'ret=999', 'returned 15', 'failed with 18', 'error: 999'

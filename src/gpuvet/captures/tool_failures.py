@@ -76,7 +76,7 @@ VERDICTS: tuple[Verdict, ...] = (
     Verdict("rocm-smi", "Driver not initialized", re.compile(r"Driver not initialized \(amdgpu not found")),
     Verdict("rocm-smi", "No AMD GPUs", re.compile(r"\bNo AMD GPUs? (?:specified|found|detected)")),
     # amd-smi's library status when it cannot reach the driver or a module (amdsmi's own status names)
-    Verdict("amd-smi", "AMDSMI_STATUS_", re.compile(r"\bAMDSMI_STATUS_(?:DRIVER_NOT_LOADED|INIT_ERROR|NO_PERM|"
+    Verdict("amd-smi", "AMDSMI_STATUS_", re.compile(r"\bAMDSMI_STATUS_(?:DRIVER_NOT_LOADED|NO_PERM|"
                                                    r"AMDGPU_RESTART_ERR|DRM_ERROR|FAIL_LOAD_MODULE)\b")),
     # mlxlink's Troubleshooting Info: any recommendation but its healthy 'No issue was observed' (a cable, signal
     # integrity, a peer or a speed it names for the port it read)
