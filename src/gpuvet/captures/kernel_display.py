@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 _DRM = re.compile(r"\[drm(?::[\w.]+(?: \[\w+\])?)?\]")
 _HEAD = 400  # characters of a line searched
+# an error-level line only (a boot's 'Found ALDERLAKE_P … display version 13.00' is the Intel boot reader's)
+_ERRORISH = re.compile(r"ERROR|\berror\b|\bfail|timed out|\bunsuccessful", re.I)
 
 
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
@@ -28,8 +30,8 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     for i in holding(lines, ("[drm",), marks):
         ln = lines[i]
         head = ln.text[:_HEAD]
-        if _DRM.search(head) is None:
-            continue
+        if _DRM.search(head) is None or _ERRORISH.search(head) is None or "nvidia" in head:
+            continue  # nvidia-drm's lines: the NVIDIA readers' (a flip error there is read as can't tell)
         found = kernel_unknown.benign(head)
         if found is not None and found.name == "display":
             out.claimed.add(ln.no)
