@@ -115,6 +115,9 @@ EVIDENCED_BY["nic_ports"] |= {"rdma link", "rdma dev", "rdma resource", "rdma st
 EVIDENCED_BY["captured_errors"] |= {"Ascend runtime codes"}
 # R6A (issue 46): lspci's ACSCtl lines say whether ACS redirects peer traffic at a bridge (captures/pcie_acs.py)
 EVIDENCED_BY["captured_errors"] |= {"lspci ACS control"}
+# R7C (issue 46): show_gids' n_gids_found=0 and ethtool's ENODEV are judged as program output (captures/side_tables.py;
+# one format for four tools, named so a file is not said to be read as all four)
+EVIDENCED_BY["captured_errors"] |= {"show_gids/ethtool/mthreads-gmi/dcgmi -l table"}
 EVIDENCED_BY["captured_links"] |= {"sysfs PCIe link"}
 # session 63 (R4B, captures/xid_reports.py): a report's or a poster's sentence naming the Xids a node logged ("Xid 48 /
 # 171 on GPU2 (0000:9c:00)", "Xid 149, NETIR_LINK_DOWN Fatal") is the driver's Xids as the poster quotes them

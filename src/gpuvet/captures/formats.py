@@ -552,7 +552,7 @@ FORMATS: tuple[Format, ...] = (
     Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),
     Format("hccn_tool", "app_errors", _one("hccn_tool.parse"), ALL, adds=True, markers=ascend_marks.HCCN),  # ASC
     Format("lspci ACS control", "app_errors", _one("pcie_acs.parse"), ALL, adds=True, markers=("ACSCtl:", "ACSCap:")),
-    Format("show_gids, ethtool errors, mthreads-gmi, dcgmi -l", "app_errors", _one("side_tables.parse"), ALL, adds=True,
+    Format("show_gids/ethtool/mthreads-gmi/dcgmi -l table", "app_errors", _one("side_tables.parse"), ALL, adds=True,
            markers=("n_gids_found", "show_gids", "Cannot get ", "Cannot set ", "mthreads-gmi", "Field ID", "_violation")),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
