@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from gpuvet.captures import tt_faults
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.monitor_tools import NVIDIA_NAME, nvtop_devices
@@ -317,7 +318,8 @@ def _neuron_module(row: dict[str, str], kind: str) -> ListedModule:
 
 # --- tt-smi's reset --------------------------------------------------------------------------------
 _TT_FAMILY = {"BH": "Tenstorrent Blackhole", "WH": "Tenstorrent Wormhole", "GS": "Tenstorrent Grayskull"}
-_TT_START = re.compile(r"reset on (?:(BH|WH|GS) )?devices(?: at PCI indices)?:\s*(.*?)(?:\s*\(warm_reset|\s*$)")
+_TT_START = re.compile(r"reset on (?:(BH|WH|GS) )?devices(?: at PCI indices)?:\s*(.*?)(?:\s*\(warm_reset|\s*$)",
+                       re.IGNORECASE)  # tt-smi 2.x: 'pci link reset on WH devices at pci indices: 0'
 _TT_LOST = re.compile(r"Timeout waiting for device at BDF " + _BUS + r" to reappear|"
                       r"Config space reset not completed for device (\d{1,3})")
 _TT_FAILED = re.compile(r"Error when re-initializing chips|Chip initialization failed|\bReset failed\b|"
@@ -333,7 +335,7 @@ def _tt_smi(lines: list[Line], out: ListedParse) -> None:
     for ln in lines:
         text = ln.text
         if (s := _TT_START.search(text)) is not None:
-            family = _TT_FAMILY.get(s.group(1) or "", family)
+            family = _TT_FAMILY.get((s.group(1) or "").upper(), family)
             devices = re.findall(r"BDF:\s*" + _BUS, s.group(2)) or re.findall(r"\b(\d{1,3})\b", s.group(2))
         elif (g := _TT_LOST.search(text)) is not None:
             lost[g.group(1) or g.group(2)] = text[g.start():].strip()[:160]
@@ -412,6 +414,10 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (("reset on", "to reappear", "space reset"), _tt_smi),
     (('"device_name"',), _nvtop),
     (('"board_info"',), _tt_snapshot),
+    (("ing chips", "wait_for_init"), tt_faults.init_failed),  # R8A: Tenstorrent's other faults (tt_faults)
+    (("Opened PCI device", "DRAM training"), tt_faults.umd),
+    (("tenstorrent", "Tenstorrent"), tt_faults.kmd),
+    (('"device_info"',), tt_faults.snapshot_cut),
 )
 MARKERS: tuple[Marker, ...] = tuple(dict.fromkeys(m for markers, _ in READERS for m in markers))
 

@@ -546,7 +546,8 @@ FORMATS: tuple[Format, ...] = (
     Format("i915/xe driver boot lines", "xpu", _listed("intel_boot.parse"), adds=True,
            markers=("i915", "xe ", "xe:")),  # YX1: the drivers' healthy boot lines (their errors: the kernel log's)
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",
-           "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_name"', '"board_info"')),
+           "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_', "enstorrent", "ing chips",
+           "wait_for_init", "Opened PCI device", "DRAM training")),  # R8A: the tt_faults readers' own markers
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),
@@ -590,8 +591,7 @@ FORMATS: tuple[Format, ...] = (
     Format("nvidia-smi topo -p2p", "p2p", _one(topo.parse_p2p), SHARED, markers=("GPU0",)),  # its header names GPU0
     Format("nvidia-smi -q", "smi", _smi, unmarked="excerpts of 'Key : value' lines, no literal of their own; a line "
            "that opens nothing while nothing is open is passed over first"),
-    Format("dcgmi diag -j", "dcgm", _dcgm_json, ALL,
-           markers=("test_categories",)),  # replaces the text table's records when both are there
+    Format("dcgmi diag -j", "dcgm", _dcgm_json, ALL, markers=("test_categories",)),  # replaces the text table's rows
     Format(ENV, "app_errors", lambda lines, _: _loaded("env_report.parsed")(lines, Parsed), ALL, adds=True,
            markers=_ENV_MARKS),
     Format(ENV + " GPUs", None, _kept("env_report.listing"), ALL, markers=_ENV_MARKS),  # read last: its claims hide nothing

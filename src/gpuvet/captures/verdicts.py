@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from gpuvet.captures import rocm_sensors
+from gpuvet.captures import rocm_sensors, tt_faults
 from gpuvet.captures.records import ListedModule, ToolVerdict
 
 _NPU_HEALTH = {"ok": "ok", "warning": "warn", "alarm": "warn", "critical": "critical"}
@@ -83,7 +83,8 @@ def _xpu_severity(path: str, value: str) -> str:
 # come back from tt-smi's reset, hl-smi's volatile uncorrectable count (as amd-smi's: any is an uncorrectable error)
 _ACCEL_SAID = {"habanalabs: device not usable": "critical", "habanalabs: heartbeat failed": "critical",
                "habanalabs: reset after a fault": "warn", "tt-smi: chip not back after reset": "critical",
-               "tt-smi: reset not completed": "warn", "tt-smi: reset": "ok", "tt-smi: chip not answering": "critical"}
+               "tt-smi: reset not completed": "warn", "tt-smi: reset": "ok", "tt-smi: chip not answering": "critical",
+               **tt_faults.SEVERITY}  # R8A: tt-umd's DRAM training timeout, tt-kmd's hwmon init failure and oops
 
 
 def _ras_severity(path: str, value: str) -> str:
