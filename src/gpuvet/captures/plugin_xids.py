@@ -17,7 +17,8 @@ from gpuvet.captures.prom_metrics import module_of, sample
 from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
-_PLUGIN = re.compile(r"XidCriticalError: Xid=(\d{1,3}) on Device=(GPU-[0-9a-fA-F-]{8,40}|MIG-[0-9a-fA-F-]{8,40})")
+# Xid 999 is the plugin's own code (an NVML event wait that failed): accel_runtime reads it, no driver Xid (R8B)
+_PLUGIN = re.compile(r"XidCriticalError: Xid=(?!999\b)(\d{1,3}) on\s+Device=(GPU-[0-9a-fA-F-]{8,40}|MIG-[0-9a-fA-F-]{8,40})")
 # gpud: its event text (a PCI id, else 'by dmesg') and its JSON event's Xid and device, escapes removed
 _GPUD = re.compile(r"\bxid (\d{1,3})\s*(?:\([^()]{0,80}\)\s*)?detected (?:on PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:"
                    r"[0-9a-fA-F]{2}(?:\.\d)?)|by )", re.IGNORECASE)

@@ -132,6 +132,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "slurm_gres_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "container_cdi": _Meaning("gpu_config_mismatch", MEDIUM),
     "k8s_plugin_no_devices": _Meaning("gpu_config_mismatch", LOW),
+    "neuron_init_failed": _Meaning("gpu_config_mismatch", MEDIUM),  # R8B: nrtd could not set its devices up
+    "neuron_device_reset": _Meaning("module_firmware_unresponsive", MEDIUM),  # R8B: nrtd's HAL timed out, reset
     # a job's or container's own device view (captures/job_view.py, R3A): the node's set-up, not its modules
     "container_hook_no_cli": _Meaning("gpu_config_mismatch", HIGH),
     "container_hook_failed": _Meaning("gpu_config_mismatch", MEDIUM),

@@ -374,6 +374,15 @@ APP_ERROR_FIX = {
                             "device): its log names the Xid and the device; read the node's kernel log and "
                             "nvidia-smi -q for it, drain and reset the GPU, then restart the device plugin pod (an "
                             "unhealthy mark is not cleared by itself)",
+    # R8B (captures/accel_runtime.py): AWS Neuron's runtime daemon nrtd
+    "neuron_device_reset": "the Neuron runtime's HAL request to the device timed out during its init and the runtime "
+                           "reset the device: neuron-ls lists the devices, dmesg | grep -i neuron the driver's view; "
+                           "keep aws-neuron-dkms and the runtime of one Neuron SDK release; stop and start the "
+                           "instance (it moves to other hardware) if a device keeps timing out",
+    "neuron_init_failed": "the Neuron runtime (nrtd) could not set up its devices: give it the devices (docker "
+                          "--device=/dev/neuronN, AWS_NEURON_VISIBLE_DEVICES), install aws-neuron-dkms and the runtime "
+                          "of one Neuron SDK release on the host (ls /dev/neuron*, lsmod | grep neuron), then restart "
+                          "it; not a hardware fault",
     "framework_no_libs": "the framework found no usable CUDA libraries and runs on the CPU: install the CUDA and "
                          "cuDNN versions its build expects (or a build that bundles them), and check "
                          "LD_LIBRARY_PATH",
