@@ -21,6 +21,7 @@ from benchmarks.support.phrasebook import LOUD, doctor, shown
 DATA = Path(__file__).parent / "data" / "r8b_phrasebook.json"
 PROMPT = {
     "nrtd": "$ sudo journalctl -u neuron-rtd",
+    "nrt": "$ python infer.py",
     "tpu-info": "$ tpu-info",
     "k8s-device-plugin": "$ kubectl logs -n kube-system nvidia-device-plugin-daemonset-x7k2p",
     "kubelet": "$ kubectl describe pod vllm-0",

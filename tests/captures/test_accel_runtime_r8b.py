@@ -88,3 +88,23 @@ def test_gpud_fabric_not_supported_is_the_design_and_a_failed_state_warns(tmp_pa
     assert capture_findings(tmp_path, line.replace("state=Not Supported\n", "state=Failure\n")) == {
         ("node_health_check_failed", None): "warn"
     }
+
+
+def test_neuron_runtime_statuses_of_the_devices_state_are_judged(tmp_path: Path) -> None:
+    stamp = "2024-Dec-20 10:11:12.0123 4321:4388 ERROR  NRT:nrt_execute   "
+    want = {
+        "NRT_EXEC_HW_ERR_HBM_UE (1201)": ("module_hardware_error", "critical"),
+        "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE (1205)": ("row_remap_pending", "warn"),
+        "NRT_EXEC_NC_BUSY": ("other_processes", "warn"),
+    }
+    for status, (cause, severity) in want.items():
+        code, got = doctor_text(tmp_path, f"{stamp}nrt_execute failed: {status}\n")
+        assert [(f["cause"], f["severity"]) for f in got["findings"]] == [(cause, severity)]
+    assert capture_findings(tmp_path, stamp.replace("ERROR", "INFO ") + "status NRT_SUCCESS\n") == {}
+
+
+def test_device_plugin_xid_on_all_devices_is_the_xid_with_no_bus_id(tmp_path: Path) -> None:
+    text = "2024/03/01 10:00:00 XidCriticalError: Xid=79, All devices will go unhealthy.\n"
+    assert capture_findings(tmp_path, text) == {("module_fell_off_bus", "bus id not in the log"): "critical"}
+    no_device = capture_findings(tmp_path, text.replace("=79", "=999"))
+    assert no_device == {("scheduler_gpus_short", None): "warn"}

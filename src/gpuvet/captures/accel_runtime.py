@@ -28,6 +28,23 @@ _NRTD_FAILED = re.compile(
     re.I,
 )
 _NRTD_BUILD = re.compile(r"nrtd build using:\s*([\d.]+)")
+# Neuron runtime 2.x's NRT_STATUS names (aws-neuron-sdk nrt_status.h) that say a device's state: an uncorrectable
+# HBM, NeuronCore SRAM or DMA engine error (1201-1203), an HBM error repaired at the next reset (1205), a collective
+# stuck on a worker's hardware error (1200), a NeuronCore held by another process (1005); the others are the caller's
+_NRT_STATUS = re.compile(
+    r"\bNRT_(EXEC_HW_ERR_(?:HBM_UE|NC_UE|DMA_ABORT|REPAIRABLE_HBM_UE|COLLECTIVES)|EXEC_NC_BUSY)\b(?:\s*\((\d{3,4})\))?"
+)
+# the runtime 2.x log's frame ('2024-Dec-20 10:11:12.0123 4321:4388 INFO  NRT:nrt_init  …'): its lines below ERROR
+# are read and said; an ERROR line no status above names is left to the readers of failure lines
+_NRT_LINE = re.compile(r"\b(?:INFO|DEBUG|WARN|WARNING|TRACE)\s+(?:NRT|TDRV|NMGR|NCCL|KMGR|HAL|NEFF):\w+")
+_NRT_KIND = {
+    "EXEC_HW_ERR_HBM_UE": "neuron_hw_uncorrectable",
+    "EXEC_HW_ERR_NC_UE": "neuron_hw_uncorrectable",
+    "EXEC_HW_ERR_DMA_ABORT": "neuron_hw_uncorrectable",
+    "EXEC_HW_ERR_REPAIRABLE_HBM_UE": "neuron_hbm_repairable",
+    "EXEC_HW_ERR_COLLECTIVES": "neuron_collectives_hw",
+    "EXEC_NC_BUSY": "neuron_core_busy",
+}
 # tpu-info's chips table (Chip, Type, Devices, PID) and its words when no framework serves libtpu's metrics
 _TPU_CHIP = re.compile(r"^\W*(/dev/(?:accel|vfio/)\d+)\W+(TPU v\w+(?: \w+)? chip)\W+(\d+)\b")
 _TPU_NO_METRICS = re.compile(r"Libtpu metrics unavailable|TPU runtime metrics (?:are )?unavailable", re.I)
@@ -56,6 +73,7 @@ _WORDS = (
     "TDRV",
     "[hal]",
     "NRT_",
+    "NRT:",
     "TPU v",
     "Libtpu",
     "metrics unavailable",
@@ -121,7 +139,22 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
             )
         elif "state=" in t and "fabric" in t:
             _gpud_fabric(out, ln)
+    _nrt(lines, picked, out)
     _tpu_info(lines, picked, out)
+
+
+def _nrt(lines: list[Line], picked: list[int], out: AppErrorsParse) -> None:
+    """The Neuron runtime 2.x's statuses, and its log's lines below ERROR read and said."""
+    for i in picked:
+        if "NRT_" in lines[i].text:
+            _nrt_status(out, lines[i])
+        if ":" in lines[i].text and lines[i].no not in out.claimed and _NRT_LINE.search(lines[i].text):
+            out.claimed.add(lines[i].no)
+            out.notes += (
+                []
+                if any("Neuron runtime log" in n for n in out.notes)
+                else ["Neuron runtime log: its INFO/WARN lines read, no fault by themselves"]
+            )
 
 
 def _nvidia_amd(resource: str) -> bool:
@@ -172,6 +205,12 @@ def _neuron(lines: list[Line], picked: list[int], out: AppErrorsParse) -> None:
         f"devices given to it, its driver (aws-neuron-dkms) and runtime packages, not the hardware{end}",
         "nrtd",
     )
+
+
+def _nrt_status(out: AppErrorsParse, ln: Line) -> None:
+    """A Neuron runtime 2.x status naming the device's state: one record of its kind."""
+    for m in _NRT_STATUS.finditer(ln.text):
+        _add(out, _NRT_KIND[m.group(1)], ln, f"the Neuron runtime returned NRT_{m.group(1)}: {ln.text.strip()}", "nrt")
 
 
 def _tpu_info(lines: list[Line], picked: list[int], out: AppErrorsParse) -> None:

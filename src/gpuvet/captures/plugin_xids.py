@@ -18,7 +18,9 @@ from gpuvet.captures.records import XidLine
 from gpuvet.captures.text import Line
 
 # Xid 999 is the plugin's own code (an NVML event wait that failed): accel_runtime reads it, no driver Xid (R8B)
-_PLUGIN = re.compile(r"XidCriticalError: Xid=(?!999\b)(\d{1,3}) on\s+Device=(GPU-[0-9a-fA-F-]{8,40}|MIG-[0-9a-fA-F-]{8,40})")
+# ('…, All devices will go unhealthy.' where the event names no device: the Xid on the node, bus id not in the log)
+_PLUGIN = re.compile(r"XidCriticalError: Xid=(?!999\b)(\d{1,3})(?: on\s+Device=(GPU-[0-9a-fA-F-]{8,40}|"
+                     r"MIG-[0-9a-fA-F-]{8,40})|, All devices will go unhealthy)")
 # gpud: its event text (a PCI id, else 'by dmesg') and its JSON event's Xid and device, escapes removed
 _GPUD = re.compile(r"\bxid (\d{1,3})\s*(?:\([^()]{0,80}\)\s*)?detected (?:on PCI:([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:"
                    r"[0-9a-fA-F]{2}(?:\.\d)?)|by )", re.IGNORECASE)
@@ -60,7 +62,7 @@ def parse(lines: list[Line]) -> KernelParse:
 
 def _plugin(text: str) -> tuple[str, int] | None:
     m = _PLUGIN.search(text)
-    return (m.group(2), int(m.group(1))) if m else None
+    return (m.group(2) or NO_BUS, int(m.group(1))) if m else None
 
 
 def _metric(text: str) -> tuple[str, int] | None:

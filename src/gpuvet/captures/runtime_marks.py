@@ -52,6 +52,6 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              "ConstrainDevices", "cgroup.conf", "cgroup_device",
              "DeviceAllow", "DevicePolicy", "No devices", "busy or unavailable",
              # R8B (captures/accel_runtime.py): nrtd, tpu-info, kubelet's lines of any vendor's plugin, gpud's fabric
-             "nrtd", "NRTD:", "TDRV:", "[hal]", "NRT_", "TPU v", "Libtpu", "ListAndWatch", "unhealthy devices",
+             "nrtd", "NRTD:", "TDRV:", "[hal]", "NRT_", "NRT:", "TPU v", "Libtpu", "ListAndWatch", "unhealthy devices",
              "did not terminate", "fabric state",
              *NODE_REPORT_WORDS)  # a health check's or smoke test's verdict per node (node_reports.WORDS)

@@ -134,6 +134,10 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "k8s_plugin_no_devices": _Meaning("gpu_config_mismatch", LOW),
     "neuron_init_failed": _Meaning("gpu_config_mismatch", MEDIUM),  # R8B: nrtd could not set its devices up
     "neuron_device_reset": _Meaning("module_firmware_unresponsive", MEDIUM),  # R8B: nrtd's HAL timed out, reset
+    "neuron_hw_uncorrectable": _Meaning("module_hardware_error", HIGH),  # R8B: NRT_EXEC_HW_ERR_HBM_UE/NC_UE/DMA_ABORT
+    "neuron_hbm_repairable": _Meaning("row_remap_pending", MEDIUM),  # R8B: NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE
+    "neuron_collectives_hw": _Meaning("collective_runtime_error", MEDIUM),  # R8B: NRT_EXEC_HW_ERR_COLLECTIVES
+    "neuron_core_busy": _Meaning("other_processes", MEDIUM),  # R8B: NRT_EXEC_NC_BUSY, a core another process holds
     # a job's or container's own device view (captures/job_view.py, R3A): the node's set-up, not its modules
     "container_hook_no_cli": _Meaning("gpu_config_mismatch", HIGH),
     "container_hook_failed": _Meaning("gpu_config_mismatch", MEDIUM),

@@ -383,6 +383,16 @@ APP_ERROR_FIX = {
                           "--device=/dev/neuronN, AWS_NEURON_VISIBLE_DEVICES), install aws-neuron-dkms and the runtime "
                           "of one Neuron SDK release on the host (ls /dev/neuron*, lsmod | grep neuron), then restart "
                           "it; not a hardware fault",
+    "neuron_hw_uncorrectable": "the Neuron device reported an uncorrectable HBM, NeuronCore or DMA error: its results are "
+                               "lost; neuron-top / neuron-monitor show its hardware counters; stop and start the instance "
+                               "(it moves to other hardware) and report the instance id to AWS if it returns",
+    "neuron_hbm_repairable": "the device's HBM had an uncorrectable error the runtime repairs at the next device reset: "
+                             "restart the workload (the runtime resets the device); report it to AWS if it returns",
+    "neuron_collectives_hw": "a collective hung on a hardware error on this or another worker: read each worker's "
+                             "runtime log for the NRT_EXEC_HW_ERR line that names its device, and stop and start that "
+                             "instance",
+    "neuron_core_busy": "another process holds the NeuronCore: neuron-top / neuron-ls list the processes on each core; "
+                        "stop it or give each process its own cores (NEURON_RT_VISIBLE_CORES)",
     "framework_no_libs": "the framework found no usable CUDA libraries and runs on the CPU: install the CUDA and "
                          "cuDNN versions its build expects (or a build that bundles them), and check "
                          "LD_LIBRARY_PATH",
