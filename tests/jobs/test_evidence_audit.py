@@ -125,6 +125,9 @@ EVIDENCED_BY["xid_log"] |= {"error messages quoted in a poster's words"}
 # session 63 (R5B): ethtool's own settings ('Link detected: yes', Speed, Duplex), read past its 'Cannot get' lines, are
 # a NIC port's state as ibstat's are
 EVIDENCED_BY["nic_ports"] |= {"ethtool"}
+# R8C (issue 46): the PCI core's link status line of a NIC driver (and Corundum's mqnic probe lines) is that NIC's PCIe
+# link, judged by the NIC rule (captures/pcie_status.py)
+EVIDENCED_BY["nic_ports"] |= {"kernel PCIe link status"}
 
 
 def _playbook_checks() -> set[str]:

@@ -35,7 +35,9 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(mgmt_status.widen(k, v), re.I) for 
     "no_device": r"no CUDA-capable device is detected|CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice"
                  r"|There (?:are|is) no available device\(s\) that support CUDA"
                  r"|Found no NVIDIA driver on your system|No CUDA GPUs are available"
-                 r"|^\s*No CUDA devices\s*$",  # gpu-burn's own line (wilicc/gpu-burn initCuda, launch)
+                 r"|^\s*No CUDA devices\s*$"  # gpu-burn's own line (wilicc/gpu-burn initCuda, launch)
+                 # R8C: LAMMPS' Geryon (lib/gpu/geryon/nvd_macros.h) prints the driver API's CUresult by number
+                 r"|\bCuda driver error 100 in call\b",
     "driver_too_old": r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
                       r"|The NVIDIA driver on your system is too old"  # the driver API has no such name (cuda.h)
                       # a PTX newer than the driver's JIT (cudaErrorUnsupportedPtxVersion): the driver is too old
@@ -64,7 +66,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: lazy(mgmt_status.widen(k, v), re.I) for 
                       r"|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
                       # error 803, cudaErrorSystemDriverMismatch: compat libraries of another driver than the kernel's
                       r"|system has unsupported display driver / cuda driver combination"
-                      r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+                      r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
+                      r"|\bCuda driver error 80[34] in call\b",  # R8C: Geryon's CUresult numbers (above)
     "device_assert": r"device-side assert(?:ion)? triggered|cudaErrorAssert\b|CUDA_ERROR_ASSERT",
     "no_kernel_image": r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
                        r"|CUDA_ERROR_NO_BINARY_FOR_GPU"
@@ -146,7 +149,7 @@ _KEY_WORDS = (
     "cuda unknown error", "cuda driver initialization", "nvlink error", "libnvidia-ml", "unsupported toolchain",
     "unsupported display driver", "unsatisfied condition", "current pytorch", "no longer supports this gpu",
     "unable to complete diagnostic", "peer access is not supported", "initialization error", *api_errors.KEY_WORDS,
-    *container_layer.KEY_WORDS)
+    *container_layer.KEY_WORDS, "cuda driver error ")
 _KEYS = lazy("|".join(re.escape(k) for k in _KEY_WORDS))
 # issue 43: fewer words, one in each of _KEY_WORDS, each looked for once in the whole text ("cuda" stands for
 # seven of them); the lines holding one are the only lines _kind can read
@@ -318,8 +321,9 @@ def printed(text: str, at: int) -> bool:
     if (record := _LOGFMT.search(text, 0, at)) is not None and record.end() <= at:
         if not (text.lstrip().startswith("{") and _ASKED_IN_JSON.match(text, record.end())):
             return True
-    if (thrown := _THROWN.match(text)) is not None and thrown.end() <= at:
-        text, at = text[thrown.end():], at - thrown.end()
+    thrown = (m := _THROWN.match(text)) is not None and m.end() <= at
+    if m is not None and thrown:  # R8C: what() is the program's message, its call words too
+        text, at = text[m.end():], at - m.end()  # (Kokkos: 'cudaGetDeviceCount(&n) error( cudaError…)')
     if (_SOURCE_HIT.match(text) and not _PY_WARNING.match(text)) or _COMMENT.match(text):
         return False
     if (hit := _GREP_HIT.match(text)) is not None and hit.end() <= at:
@@ -327,7 +331,7 @@ def printed(text: str, at: int) -> bool:
         if _COMMENT.match(text):
             return False
     before = text[:at]
-    if _CODE.match(before):
+    if _CODE.match(before) and not thrown:
         return False
     quotes = list(_QUOTE.finditer(before))
     if len(quotes) % 2:  # inside a quoted string: only a tool's own quoting ("Test CUDA failure common.cu:986 '…'")

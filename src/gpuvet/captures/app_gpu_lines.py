@@ -67,6 +67,7 @@ _TREX_READ = re.compile(r"\bGPU #(\d{1,2})\b[^\n]*?\[T:\s?(\d{1,3})C[^\]]*?\bF:\
 _ETHMINER_READ = re.compile(r"\b(?:gpu/?|cu|cl)(\d{1,2}) \d+(?:\.\d+)? (\d{1,3})C (\d{1,3})%")  # AGX2: 'gpu/5 26.77 0C 0%'
 _HASHCAT_READ = re.compile(r"\b(?:HWMon\.Dev|Hardware\.Mon)\.#(\d{1,2})\.*: Temp:\s*(\d{1,3})c Fan:\s*(\d{1,3})%")
 _CUINIT = re.compile(r"\bcuInit\(\) returned (\d{1,4})\b")
+_FAH_UNMATCHED = re.compile(r"\bNo compute devices matched GPU #(\d{1,2})\b")  # FAH v7 client's GPUs.txt against OpenCL/CUDA
 _FAH_LINE = re.compile(r"\b\d{2}:\d{2}:\d{2}:(?:[A-Z]\d?\s?:|WARNING:|ERROR:)?(?:WU\d{2,3}:|FS\d{2}:|"
                        r"Failed to update GPUs|gpus = |\s?\"|\}|CON\d)")
 _NVENC_OLD = re.compile(r"Driver does not support the required nvenc API version|minimum required Nvidia driver "
@@ -94,7 +95,7 @@ _ECHOES = re.compile(r"Plex Transcoder' exit code|Failed setup for format cuda|E
 # the literal words each reader's lines hold: a line without them is not searched (issue 43: a long log holding '999')
 _ENCODER_WORDS = ("nvenc", "NVENC", "cuInit(0)", "VAAPI", "VA display", "Cannot load", "nvcuvid", "MFX session",
                   *nvenc_status.WORDS)
-_FAH_WORDS = ("cuInit()", ":WU", ":I", ":W :", ":E :", "WARNING:", "ERROR:", "gpus = ", ":CON")
+_FAH_WORDS = ("No compute devices", "cuInit()", ":WU", ":I", ":W :", ":E :", "WARNING:", "ERROR:", "gpus = ", ":CON")
 _ECHO_WORDS = ("Plex", "Failed", "Error", "Conversion", "Device creation")
 _HEALTHY_WORDS = ("[ OK ]", "WATCHDOG", "Main loop", "GPU CRASH", "GPU#", "_nvenc @", "frame=", "H/s", "h/s")
 _ANY_WORDS = ("GPU", "fan0:", "Mon.", "NVIDIA Driver v", *_ENCODER_WORDS, *_FAH_WORDS, *_ECHO_WORDS, *_HEALTHY_WORDS)
@@ -107,7 +108,7 @@ KINDS = ("app_compute_error", "app_card_idle", "app_nvml_unknown", "app_temp_abo
          "app_fan_stopped_hot", "app_cuda_late", "app_cuda_init_failed", "app_nvenc_driver_old", "app_nvenc_library",
          "app_nvenc_unsupported", "app_nvenc_failed", "app_vaapi_failed", "app_cuda_container", "app_qsv_failed",
          encoder_setting.ABSENT, encoder_setting.SETTING, nvenc_status.SESSIONS, nvenc_status.LOST,
-         "app_reading_unreported")
+         "app_reading_unreported", "app_no_compute_device", "app_no_compute_container")
 UNREPORTED = "app_reading_unreported"  # a card read at 0 C while the program reads its peers' temperatures
 _HOT_C = 80  # a card this hot with its fan at 0 % while a peer's spins: the fan is not cooling it
 
@@ -125,6 +126,7 @@ class _Seen:
     driver: str | None = None
     echoes: list[int] = field(default_factory=list)  # _ECHOES' lines, read where a fault line was
     contained: bool = False  # the log shows the program's container started with the GPU requested (docker run --gpus)
+    docker: bool = False  # R8C: the text speaks of a container (docker, a container image)
     fah: bool = False  # the text holds Folding@home's own words (app_marks.FAH_WORDS): its table lines are read
 
 
@@ -132,7 +134,8 @@ def parse(lines: list[Line]) -> KernelParse:
     """miner_lost's 'GPU is lost' events, and one event per card and message of the programs above (the first
     line saying it, and how often); their healthy lines claimed as read."""
     out = miner_lost.parse(lines)
-    seen = _Seen(contained=_contained(lines), fah=bool(holding(lines, FAH_WORDS)))
+    seen = _Seen(contained=_contained(lines), fah=bool(holding(lines, FAH_WORDS)),
+                 docker=bool(holding(lines, ("docker", "Docker", "container"))))
     for ln in (lines[i] for i in holding(lines, (*_ANY_WORDS, "?"))):  # _read's words, or a question _said reads
         if _read(_said(ln), seen):
             out.claimed.add(ln.no)
@@ -264,6 +267,9 @@ def _fah(ln: Line, seen: _Seen) -> bool:
     s = ln.text
     if (c := _CUINIT.search(s)) is not None and c.group(1) != "0":
         seen.cuinit = seen.cuinit or ln
+        return True
+    if (m := _FAH_UNMATCHED.search(s)) is not None:  # R8C: listed by PCI id, no OpenCL/CUDA device for it
+        _add(seen, "app_no_compute_container" if seen.docker else "app_no_compute_device", m.group(1), ln)
         return True
     if (g := _FAH_GPU.search(s)) is not None:
         seen.buses.setdefault("fah", bus(f"{g.group(1)}:{g.group(2)}.{int(g.group(3), 16) % 8}"))

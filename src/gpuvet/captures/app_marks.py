@@ -7,7 +7,8 @@ import re
 
 from gpuvet.captures.marks import Needing
 
-FAH_WORDS = ("cuInit() returned", "Failed to update GPUs", ":WU", "FahCore", "Folding@home")  # Folding@home's own
+FAH_WORDS = ("cuInit() returned", "No compute devices matched", "Failed to update GPUs", ":WU", "FahCore",
+             "Folding@home")  # Folding@home's own
 # miner_lost's: a miner's 'GPU2: … GPU is lost (15)', NVML's GPUIsLost / GPU_IS_LOST, NVAPI's device not found
 LOST_MARKS = ("is lost", "error code 15", "IsLost", "IS_LOST", "NVIDIA_DEVICE_NOT_FOUND")
 APP_MARKS = ("cuda exception", "CUDA error", "CUDA Error", "cuda error", "Cuda error", "CUDA_ERROR_", "WATCHDOG",

@@ -514,7 +514,7 @@ FORMATS: tuple[Format, ...] = (
     Format("amdgpu sysfs, amdvbflash", "amd", _listed("amd_sysfs.parse"), ALL, adds=True,
            markers=("pp_dpm_", "pp_od_clk_voltage", "bios p/n")),  # YX1: clock levels' files, amdvbflash -i's header
     Format(PCIE_STATUS, "lspci", _pcie_status, ALL,
-           adds=True, markers=("available PCIe bandwidth", "_link_")),  # the PCI core's line of a GPU driver
+           adds=True, markers=("available PCIe bandwidth", "_link_", "Link status: gen")),  # the PCI core's, mqnic's
     Format("lspci -m, -nn", "lspci", _one("lspci_list.parse"), adds=True,
            markers=('" "', "]: ")),  # the quoted fields' gap (-m), the class code's bracket and colon (-nn)
     Format(lspci_tree.KIND, "lspci_tree", _one(lspci_tree.parse), markers=("+-", "\\-", "--", "]-", "`-")),  # its drawing

@@ -27,11 +27,15 @@ _LINES = (
                                    r"and dev (\d{1,3})(?:\(=([0-9a-fA-F]{1,12})\))?")),
     ("nccl_kernel_shared_memory", lazy(r"^(?:cudaArch \d+ )?ncclMaxSharedMem (\d{1,9}) exceeds device/fn "
                                        r"maxSharedMem (\d{1,9})")),
+    # R8C: net_ib.cc at init, where neither a peer-memory module nor dma-buf lets the HCA reach GPU memory
+    ("nccl_gdr_disabled", lazy(r"^NET/IB ?: GPU ?Direct RDMA Disabled for HCA (\d{1,3}) '([\w.:-]{1,40})'")),
 )
 P2P_KINDS = ("nccl_p2p_disabled", "nccl_p2p_not_enabled", "nccl_p2p_query_failed")
 # the job's own setting that turns P2P off ('NCCL_P2P_DISABLE set by environment to 1', NCCL_P2P_LEVEL=LOC/0)
 P2P_OFF = lazy(r"\bNCCL_P2P_DISABLE(?:=| set by environment to )1\b|"
                r"\bNCCL_P2P_LEVEL(?:=| set by environment to )(?:LOC|0)\b", re.I)
+# the job's own setting that turns GPUDirect RDMA off (R8C): NCCL then says it disabled, by design
+GDR_OFF = lazy(r"\bNCCL_NET_GDR_(?:DISABLE|LEVEL)(?:=| set by environment to )(?:1|LOC|0)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,7 @@ class Fallback:
 def fallback(at: LogLine) -> Fallback | None:
     """The fallback one INFO line announces; None for any other line."""
     message = at.message
-    if at.level != "INFO" or message[:1] not in "PCpnc":
+    if at.level != "INFO" or message[:1] not in "PCpncN":
         return None
     for kind, words in _LINES:
         m = words.match(message)
@@ -56,6 +60,8 @@ def fallback(at: LogLine) -> Fallback | None:
             continue
         if kind == "nccl_kernel_shared_memory":
             return Fallback(kind, at, figures=(int(m.group(1)), int(m.group(2))))
+        if kind == "nccl_gdr_disabled":  # the HCA it names, as a pair of one (its index, its name)
+            return Fallback(kind, at, pair=(m.group(2), f"HCA {m.group(1)}"))
         if kind == "nccl_p2p_disabled":
             return Fallback(kind, at, pair=(f"GPU {m.group(1)}", f"GPU {m.group(2)}"))
         return Fallback(kind, at, pair=(_dev(m.group(1), m.group(2)), _dev(m.group(3), m.group(4))))

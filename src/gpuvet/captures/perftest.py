@@ -35,7 +35,8 @@ _FAIL = re.compile(r"Couldn't connect to \S+|Unable to (?:init the socket connec
                    r"create QP)|Couldn't create (?:the )?QP|No IB devices found|IB device \S+ not found|"
                    r"Couldn't get device list|Couldn't get context for the device|Completion with error at "
                    r"(?:client|server)|Failed status[ -]|Poll send CQ error status=\d+|Port number \d+ state is \w+|"
-                   r"Found Incompatibility issue with GID types|Couldn't allocate MR|Couldn't read remote address",
+                   r"Found Incompatibility issue with GID types|Couldn't allocate MR|Couldn't read remote address|"
+                   r"Couldn't register GPU MR",  # R8C: Mellanox/gpu_direct_rdma_access's ibv_reg_mr on GPU memory
                    re.IGNORECASE)
 _FAIL_WORDS = ("couldn't", "unable to", "failed", "completion with error", "no ib devices", "ib device", "port number",
                "incompatibility", "poll send cq")
@@ -45,7 +46,8 @@ _FAIL_WORDS = ("couldn't", "unable to", "failed", "completion with error", "no i
 _HEADLESS = lazy(r"Couldn't connect to [\w.:\[\]-]*\w:\d{1,5}\b|\b(?:QPs?|HCA's|HCA|GID)\b|"
                  r"Unable to init the socket connection|exchange data between server and clients|"
                  r"No IB devices found|Completion with error at (?:client|server)|Failed status[ -][\w ]{0,40}"
-                 r"\(?\d+\)?: wr_id|Couldn't allocate MR|Couldn't read remote address|Unable to (?:set up socket "
+                 r"\(?\d+\)?: wr_id|Couldn't allocate MR|Couldn't register GPU MR|Couldn't read remote address|"
+                 r"Unable to (?:set up socket "
                  r"connection|open file descriptor for socket connection|connect \(retries = \d+\)|find the "
                  r"Infiniband/RoCE device)|IB device \S+ not found|Couldn't get context for the device|"
                  r"Port number \d+ state is (?:Down|Init|Armed|Nop)\b|Poll send CQ error status=\d+")
@@ -55,6 +57,27 @@ MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn't", "QP",
          "exchange data between", "No IB devices", "Completion with error", "Failed status", "IB device", "Port number",
          "Poll send CQ", "Incompatibility", "context for the device")
 _HEADER = lazy(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|(local|remote) address:.*)$")
+
+
+# R8C: a run on GPU memory (perftest's --use_cuda/--use_rocm and its own CUDA lines, gpu_direct_rdma_access's GPU MR),
+# and the HCA its command line names ('ib_write_bw -d mlx5_0 …')
+_GPU_BUFFER = lazy(r"--use_(?:cuda|rocm|neuron|hl)\b|\bcuMemAlloc\(\) of a \d+ bytes GPU buffer"
+                   r"|allocated GPU buffer address|Couldn't register GPU MR")
+_CMD_HCA = lazy(r"\bib_(?:write|read|send|atomic)_(?:bw|lat)\b[^\n]*?\s(?:-d|--ib-dev)[\s=]+([\w.-]+)")
+
+
+def _gpu_buffers(lines: list[Line], runs: list[PerftestRun]) -> None:
+    """Mark runs on GPU memory, and name the HCA of a run whose header is not there from its command line."""
+    if not runs:
+        return
+    gpu, hca = False, None
+    for ln in lines:
+        if ("GPU" in ln.text or "--use_" in ln.text) and _GPU_BUFFER.search(ln.text) is not None:
+            gpu = True
+        if hca is None and "ib_" in ln.text and (m := _CMD_HCA.search(ln.text)) is not None:
+            hca = m.group(1)
+    for run in runs:
+        run.gpu_buffer, run.device = gpu, run.device or hca
 
 
 @dataclass(frozen=True)
@@ -71,6 +94,7 @@ class PerftestRun:
     mtu: int | None = None  # bytes, as its header printed it (doctor/notable.py: RoCE's below 4096)
     rows: list[PerftestRow] = field(default_factory=list)
     failures: list[tuple[int, str]] = field(default_factory=list)  # (line, perftest's error line)
+    gpu_buffer: bool = False  # R8C: the run's buffers were GPU memory (--use_cuda/--use_rocm, perftest's cuMemAlloc)
 
 
 @dataclass
@@ -119,6 +143,7 @@ def parse(lines: list[Line]) -> PerftestParse:
         out.claimed.add(ln.no)
         if (d := _DEVICE.search(ln.text)) is not None:
             run.device = run.device or d.group(1)
+    _gpu_buffers(lines, out.runs)
     if out.runs:  # perftest's rules of dashes, the one above the first title included
         out.claimed |= {ln.no for ln in lines if _RULE.match(ln.text)}
     return out

@@ -272,7 +272,7 @@ def counters_over_threshold(readings: NicReadings) -> list[NicVerdict]:
 # the data-centre NIC drivers whose cards size their PCIe link to one or two ports' rate (ConnectX, NetXtreme-E, E810):
 # a card the PCI core's line names by one of them (captures/pcie_status.py) and that carries under half of what its
 # own link is built for holds a port back; a quad-port gigabit card (igb's I350: x4 for four 1 Gb/s ports) does not
-SIZED_DRIVERS = ("mlx5_core", "mlx4_core", "bnxt_en", "ice")
+SIZED_DRIVERS = ("mlx5_core", "mlx4_core", "bnxt_en", "ice", "mqnic")  # R8C: Corundum's x16 for its 100G ports
 LINK_DOWNS_MANY = 10  # link-down events since the driver loaded past a boot's, a cable's reseat and a switch's reboot
 
 

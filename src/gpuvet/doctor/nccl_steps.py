@@ -532,16 +532,18 @@ def _fallbacks(logs: Logs, ev: Evidence) -> list[Finding]:
             groups.setdefault((f.kind, f.at.host or "host not in the log"), []).append((label, f))
     out: list[Finding] = []
     for (kind, host), items in groups.items():
-        if kind in P2P_KINDS and _p2p_off(logs):
+        if kind in P2P_KINDS and _p2p_off(logs) or kind == "nccl_gdr_disabled" and _gdr_off(logs):
             continue
         entry, (label, first) = nccl_warn_family(kind), items[0]
         pairs = list(dict.fromkeys(" <-> ".join(sorted(f.pair)) for _, f in items if f.pair))
         gpus = sorted({g for _, f in items if f.pair for g in f.pair})
         cause = entry.cause or "p2p_unavailable"
         module = host if kind in P2P_KINDS or first.at.dev is None else f"{host} GPU {first.at.dev}"
+        if kind == "nccl_gdr_disabled":  # R8C: the HCAs NCCL named, on their host
+            module = f"{host} {', '.join(dict.fromkeys(f.pair[0] for _, f in items if f.pair))}"
         evidence: dict[str, Json] = {"kind": kind, "meaning": entry.meaning, "file": label, "line": first.at.line,
                                      "log": first.at.text, "times": len(items)}
-        if pairs:
+        if pairs and kind != "nccl_gdr_disabled":
             evidence["gpus"], evidence["pairs"] = ", ".join(gpus), pairs[:16]
         if first.figures:
             evidence["shared_memory"] = f"{first.figures[0]} bytes needed, {first.figures[1]} the device allows"
@@ -551,6 +553,13 @@ def _fallbacks(logs: Logs, ev: Evidence) -> list[Finding]:
         out.append(replace(finding(cause, MEDIUM, module=module, fix=entry.action, carried=evidence),
                            title=entry.title))
     return out
+
+
+def _gdr_off(logs: Logs) -> bool:
+    """GPUDirect RDMA turned off by the job's own setting (NCCL_NET_GDR_LEVEL=LOC, NCCL_NET_GDR_DISABLE=1)."""
+    from gpuvet.captures.nccl_fallbacks import GDR_OFF
+
+    return any(GDR_OFF.search(at.text) for _, log in logs for at in log.env)
 
 
 def _family_cause(found: Finding) -> Finding:

@@ -106,11 +106,24 @@ BW_SIZE_MIN = 65536  # smaller messages are message-rate bound: their Gb/s says 
 BW_SHARE_MIN = 0.8  # perftest's write/read/send BW reaches ~95 % of the line rate at large messages
 
 
+_GPU_MR = re.compile(r"allocate MR|register GPU MR|create MR", re.I)
+
+
 def _failed(ev: Evidence) -> list[Finding]:
-    """One rdma_test_failed per run that failed, with perftest's first error line."""
-    return [finding("rdma_test_failed", HIGH, r.device, nic=r.device, test=r.test, file=label,
-                    line=r.failures[0][0], error=r.failures[0][1], times=len(r.failures))
-            for label, r in ev.captures.perftest if r.failures]
+    """One rdma_test_failed per run that failed, with perftest's first error line; a run on GPU memory whose memory
+    region was refused is GPUDirect RDMA's registration (R8C: no nvidia_peermem / dma-buf), peer_memory_missing."""
+    out = []
+    for label, r in ev.captures.perftest:
+        mr = next((f for f in r.failures if _GPU_MR.search(f[1])), None) if r.gpu_buffer else None
+        if mr is not None:
+            out.append(finding("peer_memory_missing", HIGH, r.device, nic=r.device or "a NIC the log does not name",
+                               test=r.test, file=label, line=mr[0], error=mr[1], times=len(r.failures),
+                               meaning="the HCA refused to register GPU memory (ibv_reg_mr on a GPU buffer): GPUDirect "
+                               "RDMA has no peer-memory path (nvidia_peermem / nv_peer_mem not loaded, or no dma-buf)"))
+        elif r.failures:
+            out.append(finding("rdma_test_failed", HIGH, r.device, nic=r.device, test=r.test, file=label,
+                               line=r.failures[0][0], error=r.failures[0][1], times=len(r.failures)))
+    return out
 
 
 def _completion_errors(ev: Evidence) -> list[Finding]:
