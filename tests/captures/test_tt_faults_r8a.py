@@ -78,3 +78,24 @@ def test_a_tt_smi_snapshot_cut_before_its_end_is_read_not_refused(tmp_path: Path
     )
     code, doc = doctor_text(tmp_path, text)
     assert code == 0 and not [f for f in doc["findings"] if f["severity"] in ("warn", "critical")]
+
+
+_RIP = (
+    "[63754.892836] BUG: unable to handle page fault for address: ffffb1c2c0000000\n"
+    "[63754.892859] Oops: 0000 [#1] SMP NOPTI\n"
+    "[63754.892870] CPU: 3 PID: 1234 Comm: tt-smi Tainted: G           OE      6.5.0 #1\n"
+)
+
+
+def test_an_oops_in_tt_kmds_code_is_the_drivers_not_the_host_kernels(tmp_path: Path) -> None:
+    text = _RIP + "[63754.892880] RIP: 0010:tenstorrent_pci_probe+0x120/0x400 [tenstorrent]\n"
+    assert capture_findings(tmp_path, text) == {
+        ("module_reported_critical", "tenstorrent driver (bus id not in the log)"): "critical"
+    }
+
+
+def test_an_oops_elsewhere_long_after_tt_kmds_line_stays_the_host_kernels(tmp_path: Path) -> None:
+    probe = "[    5.120010] tenstorrent 0000:c7:00.0: enabling device (0000 -> 0002)\n"
+    filler = "".join(f"[   {6 + k}.000000] EXT4-fs (sda{k}): mounted filesystem\n" for k in range(8))
+    text = probe + filler + _RIP + "[63754.892880] RIP: 0010:ext4_readdir+0x20/0x400\n"
+    assert capture_findings(tmp_path, text) == {("host_kernel_oops", "node"): "critical"}

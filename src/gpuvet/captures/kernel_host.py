@@ -116,7 +116,7 @@ def _oops(lines: list[Line], out: KernelParse, marks: Marks | None) -> None:
         return
     i = heads[0]
     span = [t.text[:_HEAD] for t in lines[i:i + OOPS_SPAN]]
-    if any(_FRAME.search(t) or " [nvidia" in t or " [amdgpu]" in t for t in span):
+    if any(_FRAME.search(t) or " [nvidia" in t or " [amdgpu]" in t or " [tenstorrent]" in t for t in span):  # R8A: tt_faults
         return  # in a GPU driver's code: that driver's readers judge it
     since = lines[i].no - ERRORS_BEFORE
     if any(since <= e.line <= lines[i].no for e in out.events) or any(since <= x.line <= lines[i].no for x in out.xids):

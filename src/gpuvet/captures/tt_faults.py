@@ -135,18 +135,22 @@ def kmd(lines: list[Line], out: ListedParse) -> None:
                 )
             last = (i, bus_id)
             said.add(ln.no)
-        elif (
-            _OOPS.search(head)
-            and (i - last[0] <= OOPS_AFTER or "[tenstorrent]" in " ".join(t.text[:400] for t in lines[i : i + 30]))
-            and last[1]
-            and not any(p == KMD_OOPS for p, _ in devices[last[1]])
-        ):
-            devices[last[1]].append((KMD_OOPS, head.strip()[:160] + " right after tt-kmd's line on the device"))
+        elif _OOPS.search(head) and not any(p == KMD_OOPS for r in devices.values() for p, _ in r):
+            framed = "[tenstorrent]" in " ".join(t.text[:400] for t in lines[i : i + 30])  # its RIP or trace in tt-kmd
+            if not framed and not (last[1] and i - last[0] <= OOPS_AFTER):
+                continue
+            where = (
+                " right after tt-kmd's line on the device"
+                if last[1] and i - last[0] <= OOPS_AFTER
+                else " in tt-kmd's code ([tenstorrent] frame)"
+            )
+            devices.setdefault(last[1], []).append((KMD_OOPS, head.strip()[:160] + where))
             said.add(ln.no)
     if not devices:
         return
     for bus_id, ras in devices.items():
-        out.modules.append(ListedModule(f"TT {bus_id}", family, bus_id, tool=TT_KMD, ras=tuple(ras)))
+        label = f"TT {bus_id}" if bus_id else "tenstorrent driver (bus id not in the log)"
+        out.modules.append(ListedModule(label, family, bus_id or None, tool=TT_KMD, ras=tuple(ras)))
     out.claimed |= said
     out.kinds.append(TT_KMD)
 
