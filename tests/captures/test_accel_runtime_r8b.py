@@ -108,3 +108,12 @@ def test_device_plugin_xid_on_all_devices_is_the_xid_with_no_bus_id(tmp_path: Pa
     assert capture_findings(tmp_path, text) == {("module_fell_off_bus", "bus id not in the log"): "critical"}
     no_device = capture_findings(tmp_path, text.replace("=79", "=999"))
     assert no_device == {("scheduler_gpus_short", None): "warn"}
+
+
+def test_a_runtime_line_relaying_the_container_cli_is_read_as_what_it_relays(tmp_path: Path) -> None:
+    text = (
+        "docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
+        "runtime create failed: /usr/bin/nvidia-container-runtime did not terminate successfully: exit status 1: "
+        "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n"
+    )
+    assert ("gpu_config_mismatch", None) not in capture_findings(tmp_path, text)

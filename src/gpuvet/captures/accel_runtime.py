@@ -58,6 +58,7 @@ _STREAM_ENDED = re.compile(
 _UNHEALTHY = re.compile(r"cannot allocate unhealthy devices " + _RESOURCE)
 _NO_HEALTHY = re.compile(r"no healthy devices present;?\s*$|previously allocated devices are no longer healthy;?\s*$")
 # a vendor's OCI runtime or hook failing a container's start (containerd/runc: 'did not terminate successfully')
+# (a line relaying nvidia-container-cli's own error is container_layer's: it says what failed)
 _VENDOR_OCI = re.compile(
     r"OCI runtime create failed.{0,400}?(\S*(?:ascend-docker-runtime|nvidia-container-runtime(?:"
     r"-hook)?|habana-container-runtime|neuron-oci-hook)) did not terminate successfully(?:: "
@@ -127,7 +128,7 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
                 f"reports them unhealthy; its own view, not a hardware reading): {t.strip()}",
                 "kubelet device manager",
             )
-        elif "did not terminate" in t and (m := _VENDOR_OCI.search(t)) is not None:
+        elif "did not terminate" in t and "container-cli" not in t and (m := _VENDOR_OCI.search(t)) is not None:
             code = f" (exit status {m.group(2)})" if m.group(2) else ""
             _add(
                 out,
