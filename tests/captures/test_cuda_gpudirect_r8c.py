@@ -101,3 +101,29 @@ def test_folding_at_home_finding_no_compute_device_for_its_gpu(tmp_path: Path) -
     assert capture_findings(tmp_path, _FAH) == {("framework_sees_no_module", "GPU #0"): "warn"}
     docker = "Running the client in a docker container:\n" + _FAH
     assert capture_findings(tmp_path, docker) == {("container_gpu_access", "GPU #0"): "warn"}
+
+
+def test_an_lspci_block_with_no_device_line_is_never_called_nvidias(tmp_path: Path) -> None:
+    from gpuvet.captures import links
+    from gpuvet.captures.text import Line
+
+    text = (
+        Path(__file__).parent.parent / "data" / "captures" / "fresh_aq" / "lspci_fejkon18_fpga_aer_badtlp.txt"
+    ).read_text()
+    parsed = links.parse_lspci([Line(i + 1, t) for i, t in enumerate(text.splitlines())])
+    assert parsed is not None and parsed.notes and not any("NVIDIA" in n for n in parsed.notes)
+
+
+def test_rocminfo_of_rocm_2_printing_hsa_inits_status_by_number(tmp_path: Path) -> None:
+    """rocminfo before ROCm 3: 'hsa api call failure at line N, file: …rocminfo.cc. Call returned 4104' (0x1008,
+    HSA_STATUS_ERROR_OUT_OF_RESOURCES from hsa_init: no GPU agent ROCr can use), never an application's out of memory."""
+    line = "hsa api call failure at line 900, file: /src/rocminfo/rocminfo.cc. Call returned 4104\n"
+    assert capture_findings(tmp_path, line) == {("framework_sees_no_module", None): "warn"}
+
+
+def test_i915s_guc_answering_an_mmio_request_with_a_failure(tmp_path: Path) -> None:
+    text = (
+        "[   23.701132] i915 0000:00:02.0: [drm] *ERROR* GT0: GUC: mmio request 0x4100: failure 201/0\n"
+        "[   23.701253] i915 0000:00:02.0: [drm] *ERROR* GT0: Failed to retrieve hwconfig table: -ENOENT\n"
+    )
+    assert capture_findings(tmp_path, text) == {("module_firmware_unresponsive", "0000:00:02.0"): "warn"}

@@ -439,7 +439,7 @@ _SAMPLES_MARKS = ("deviceQuery", "CUDA Device Query", "Matrix (GB/s)", "Matrix (
 _HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault", "EMORY ACCESS FAULT", "ROCk module",
               "AMDSMI_STATUS_DRIVER", "Unable to detect any GPU", "No AMD GPUs",  # and the ROCm tools' no-driver lines
               "xception by GPU node", "/sys/class/kfd", "/dev/kfd'", "KFD topology", "NOT added due", "rejects atomics",
-              "kfd not supported", "supported in kfd", "program ISA")  # hip_errors' lines hold one (review 56, R5A)
+              "kfd not supported", "supported in kfd", "program ISA", "hsa api call")  # hip_errors' (R5A, R8C)
 _OLD_NCCL = Needing(re.compile(r":\d{1,9} \[\d{1,4}\] (?:\S{1,120}:\d{1,6} )?(?:INFO|WARN) "), ("INFO", "WARN"))
 _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion", _OLD_NCCL)  # a bare IB error; NCCL 2.0-2.2's prefix
 

@@ -21,7 +21,9 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
     # review 56 (16): the HSA runtime's word for a queue the driver found hung and reset ('HW Exception by GPU
     # node-1 (Agent handle: 0x…) reason :GPU Hang'; the program aborts): doctor's module_hung_reset
     "hip_gpu_hang": r"(?i:HW Exception) by GPU node-\d+ \((?i:Agent handle|agent):? ?0x[0-9a-fA-F]+\) reason ?: ?GPU Hang",
-    "hip_out_of_memory": r"HIP out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+    "hip_out_of_memory": r"HIP out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES"
+                         # R8C: rocminfo before ROCm 3 printed the status by number (4104 = 0x1008, OUT_OF_RESOURCES)
+                         r"|\bhsa api call failure at line \d+, file: \S*rocminfo\.cc\. Call returned 4104\b",
     "hip_no_binary": r"hipErrorNoBinaryForGpu|HIP error: invalid device function|hipErrorInvalidDeviceFunction",
     "hip_no_device": r"No HIP GPUs are available|hipErrorNoDevice\b|HIP error: no ROCm-capable device",
     # the ROCm tools finding no driver or no GPU: rocminfo's 'ROCk module is NOT loaded, possibly no GPU devices',
@@ -33,7 +35,8 @@ KINDS: dict[str, re.Pattern[str]] = {k: re.compile(v) for k, v in {
 }.items()}
 KEYS = ("hip", "hsa_status", "/dev/kfd",  # FRW: rocminfo's 'Unable to open /dev/kfd' (rocr_status)
         "memory access fault by gpu", "hw exception by gpu", "rock module", "amdsmi_status_driver",
-        "unable to detect any gpu", "no amd gpus", "program isa")  # a line holding none is no ROCm error line
+        "unable to detect any gpu", "no amd gpus", "program isa",
+        "hsa api call failure")  # a line holding none is no ROCm error line
 # rocminfo's own words after 'hsa api call failure at:', bare or behind a test's logger ('ERROR    test_rocm_sanity:
 # test_rocm_sanity.py:34 Call returned …', TheRock's CI: R3B)
 _ROCMINFO_CALL = re.compile(r"^\s*(?:(?:ERROR|WARNING|INFO|DEBUG|CRITICAL)\b[^\"'`]{0,120}?\s)?Call returned HSA_STATUS_")

@@ -32,6 +32,7 @@ WORDS = (
     "TLB invalidation",
     "No response for request",
     "wait for G2H",
+    "mmio request",
 )  # every line read holds one
 _HEAD = 400
 _NV = re.compile(r"\bNV_ERR_(?:NO_MEMORY|INSUFFICIENT_RESOURCES)\b")
@@ -40,6 +41,9 @@ _NV_LINE = re.compile(r"\bNVRM\b|\bnv(?:Check|Assert)Ok\w*|\bCheck failed\b|\bre
 _GUC = re.compile(
     r"\bTLB invalidation (?:response timed out|fence timeout)\b|\bCT: No response for request\b|"
     r"\bTimed out wait for G2H\b"
+    # R8C: intel_guc.c's guc_send_mmio: the GuC answered a host request with a failure ('GUC: mmio request 0x4100:
+    # failure 201/0'), the firmware and the driver disagreeing (hwconfig then not read)
+    r"|\bGU?C: mmio request 0x[0-9a-fA-F]{1,8}: failure [0-9a-fA-F]{1,8}/\d{1,8}"
 )
 _INTEL_LINE = re.compile(r"\b(?:i915|xe)\b|\[drm\]|\bGU?C\b|\bGT\d:")
 # the poster's words showing the allocation failure benign: counted on healthy runs, at rest, said harmless

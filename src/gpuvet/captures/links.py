@@ -234,6 +234,13 @@ def smi_none(s: str) -> bool:
     return _SMI_NONE.search(s) is not None
 
 
+def _who(vendor: str | None, device: str) -> str:
+    """A device as its lines name it (R8C: a vendor the excerpt does not give is never invented)."""
+    if vendor:
+        return f"{vendor} device {device}"
+    return "the device (its vendor not in the excerpt)" if device == NO_DEVICE_LINE else f"device {device}"
+
+
 def parse_lspci(lines: list[Line]) -> LspciParse:
     out = LspciParse()
     devs: list[_Dev] = []
@@ -285,7 +292,7 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             (out.nics if dev.nic else out.links).append(link)
         elif dev.nvidia and dev.lines and not dev.nic and not REV_FF.search(dev.name or ""):
             out.claimed.update(dev.lines)
-            out.notes.append(f"lspci: {dev.vendor or 'NVIDIA'} device {dev.device} has no LnkCap/LnkSta lines (cut, or "
+            out.notes.append(f"lspci: {_who(dev.vendor, dev.device)} has no LnkCap/LnkSta lines (cut, or "
                              "lspci run without root): its link cannot be judged")
         if dev.vendor is not None and dev.device != NO_DEVICE_LINE:
             out.claimed.update(dev.lines if dev.vendor == "Intel" else ())  # listed only, its link not read

@@ -24,8 +24,8 @@ NO_KFD = "rocr_no_kfd"
 KFD_ENOMEM, KFD_ASIC = "rocr_kfd_enomem", "rocr_kfd_unsupported_asic"
 # R7A: /dev/kfd's open failing with another errno (rocminfo prints strerror: 'Invalid argument', 'No such device' …)
 KFD_OPEN = "rocr_kfd_open_failed"
-_INIT_CALL = re.compile(r"hsa api call failure at: \S*rocminfo\.cc:\d+|\bhsa_init\b")
-_STATUS = re.compile(r"HSA_STATUS_ERROR_OUT_OF_RESOURCES")
+_INIT_CALL = re.compile(r"hsa api call failure at(?:: \S*rocminfo\.cc:\d+| line \d+, file: \S*rocminfo\.cc)|\bhsa_init\b")
+_STATUS = re.compile(r"HSA_STATUS_ERROR_OUT_OF_RESOURCES|\bCall returned 4104\b")  # R8C: ROCm 2's number
 # rocminfo's report of the same ROCr working: its system attributes and agent list (run as root, or another time)
 _WORKED = re.compile(r"^\s*(?:HSA System Attributes|HSA Agents)\s*$|^\s*Runtime Version:\s+\d")
 # rocminfo's CheckInitialState words for /dev/kfd the user cannot open, and for a user outside the DRM group
