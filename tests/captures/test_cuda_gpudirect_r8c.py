@@ -127,3 +127,12 @@ def test_i915s_guc_answering_an_mmio_request_with_a_failure(tmp_path: Path) -> N
         "[   23.701253] i915 0000:00:02.0: [drm] *ERROR* GT0: Failed to retrieve hwconfig table: -ENOENT\n"
     )
     assert capture_findings(tmp_path, text) == {("module_firmware_unresponsive", "0000:00:02.0"): "warn"}
+
+
+def test_amdkfds_hardware_scheduler_preemption_timeout_is_the_queue_fence_timeout(tmp_path: Path) -> None:
+    """kfd_device_queue_manager.c: the HWS did not preempt the queues; the same fact as 'qcm fence wait loop timeout'."""
+    text = (
+        "[82022.975850] amdgpu 0000:03:00.0: amdgpu: HIQ MQD's queue_doorbell_id0 is not 0, Queue preemption time out\n"
+        "[82022.975855] amdgpu: Pasid 0x8011 DQM create queue type 0 failed. ret -62\n"
+    )
+    assert capture_findings(tmp_path, text) == {("module_fence_timeout", "0000:03:00.0"): "warn"}

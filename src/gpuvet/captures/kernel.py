@@ -180,7 +180,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
                                              r"^\s*(?:\[[^\]]{1,40}\]\s*)?(?:\w+_v\d+_\d+_sw_fini|"
                                              r"amdgpu_device_fini\w*)\+0x[0-9a-f]+/0x[0-9a-f]+ \[amdgpu\]"),
                   "amdgpu"),
-    KernelMessage("amd_queue_fence_timeout", lazy(r"\bqcm fence wait loop timeout expire"), "amdgpu"),  # amdkfd
+    KernelMessage("amd_queue_fence_timeout", lazy(r"qcm fence wait loop timeout|Queue preemption time out"), "amdgpu"),
     # '[drm] Fence fallback timer expired on ring gfx_0.0.0' (amdgpu_fence.c; drm-kmod alike): no interrupt came
     KernelMessage("amd_fence_fallback", lazy(r"\bFence fallback timer expired on ring\b", re.I), "amdgpu"),
     # the SMU throttled on a limit (GPU, HBM, VR temperature; PPT) or crossed it (over temperature range, SW/HW CTF)
