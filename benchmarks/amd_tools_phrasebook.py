@@ -11,18 +11,10 @@ healthy rows clean, false or refused.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import sys
-import tempfile
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
-from benchmarks.support.phrasebook import LOUD, doctor, shown
-
-from gpuvet.cli.app import main as gpuvet
+from benchmarks.support.phrasebook import run_framed
 
 DATA = Path(__file__).parent / "data" / "amd_tools_phrasebook.json"
 PROMPT = {"tt-smi": "user@bh-04:~$ tt-smi -r 0", "nccl": "$ NCCL_DEBUG=INFO ./all_reduce_perf -b 8 -e 128M",
@@ -39,52 +31,8 @@ def framings(tool: str, lines: list[str], stamped: bool = False) -> dict[str, st
             "fenced": "\n".join(["It prints this:", "```", *body, "```"]), "html": "\n".join(html)}
 
 
-def _fault(case: dict[str, Any], text: str, where: Path) -> str:
-    code, found = doctor(text, where)
-    if code == 2:
-        return "refused"
-    if any(f["cause"] == case["cause"] and f["severity"] == case["severity"] for f in found):
-        return "right"
-    if any(f["cause"] == case["cause"] for f in found):
-        return "severity"
-    return "generic" if any(f["severity"] in LOUD for f in found) else "clear"
-
-
-def _said(case: dict[str, Any], text: str, where: Path) -> str:
-    where.write_text(text + "\n", encoding="utf-8")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        gpuvet(["doctor", "--from", str(where), "--json"])
-    if not out.getvalue().strip():
-        return "refused"
-    if any(f["severity"] in LOUD for f in json.loads(out.getvalue())["findings"]):
-        return "false"
-    return "said" if case["said"] in out.getvalue() else "unsaid"
-
-
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text())
-    tallies: dict[str, Counter[str]] = {"faults": Counter(), "said": Counter(), "healthy": Counter()}
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / "paste.txt"
-        for group in ("faults", "said", "healthy"):
-            for case in data[group]:
-                for frame, text in framings(case["tool"], case["lines"], case.get("stamped", False)).items():
-                    if group == "faults":
-                        verdict = _fault(case, text, where)
-                    elif group == "said":
-                        verdict = _said(case, text, where)
-                    else:
-                        code, found = doctor(text, where)
-                        verdict = "refused" if code == 2 else "false" if any(
-                            f["severity"] in LOUD for f in found) else "clean"
-                    tallies[group][verdict] += 1
-                    if verdict in show:
-                        print(f"{verdict:>8}  {frame:<7} {case['name']}")
-    for group, tally in tallies.items():
-        print(f"{group}: {sum(tally.values())} framings: " + ", ".join(f"{k} {n}" for k, n in sorted(tally.items())))
-    return 0
+    return run_framed(__doc__, argv, DATA, lambda c: framings(c["tool"], c["lines"], c.get("stamped", False)))
 
 
 if __name__ == "__main__":

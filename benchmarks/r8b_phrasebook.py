@@ -9,14 +9,10 @@ loud finding), clear or refused; healthy rows clean, false (a loud finding) or r
 
 from __future__ import annotations
 
-import json
 import sys
-import tempfile
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
-from benchmarks.support.phrasebook import LOUD, doctor, shown
+from benchmarks.support.phrasebook import run_framed
 
 DATA = Path(__file__).parent / "data" / "r8b_phrasebook.json"
 PROMPT = {
@@ -39,34 +35,8 @@ def framings(tool: str, lines: list[str]) -> dict[str, str]:
     }
 
 
-def _verdict(group: str, case: dict[str, Any], text: str, where: Path) -> str:
-    code, found = doctor(text, where)
-    loud = any(f["severity"] in LOUD for f in found)
-    if code == 2:
-        return "refused"
-    if group == "faults":
-        if any(f["cause"] == case["cause"] and f["severity"] == case["severity"] for f in found):
-            return "right"
-        return "severity" if any(f["cause"] == case["cause"] for f in found) else "generic" if loud else "clear"
-    return "false" if loud else "clean"
-
-
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text())
-    tallies: dict[str, Counter[str]] = {"faults": Counter(), "healthy": Counter()}
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / "paste.txt"
-        for group in tallies:
-            for case in data[group]:
-                for frame, text in framings(case["tool"], case["lines"]).items():
-                    verdict = _verdict(group, case, text, where)
-                    tallies[group][verdict] += 1
-                    if verdict in show:
-                        print(f"{verdict:>8}  {frame:<7} {case['name']}")
-    for group, tally in tallies.items():
-        print(f"{group}: {sum(tally.values())} framings: " + ", ".join(f"{k} {n}" for k, n in sorted(tally.items())))
-    return 0
+    return run_framed(__doc__, argv, DATA, lambda c: framings(c["tool"], c["lines"]), ("faults", "healthy"))
 
 
 if __name__ == "__main__":

@@ -9,13 +9,10 @@ other severity), generic (another loud finding), clear or refused; healthy rows 
 
 from __future__ import annotations
 
-import json
-import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.support.phrasebook import LOUD, doctor, shown
+from benchmarks.support.phrasebook import run_framed
 
 DATA = Path(__file__).parent / "data" / "tt_faults_phrasebook.json"
 PROMPT = {"luwen": "$ tt-smi -r 0", "tt-smi": "$ tt-smi -r 0", "tt-umd": "$ pytest tests/ttnn/unit_tests/test_x.py",
@@ -32,38 +29,8 @@ def framings(case: dict[str, Any]) -> dict[str, str]:
     return out | ({"quoted": f"After the reset I get `{quote}` every time."} if quote else {})
 
 
-def _fault(case: dict[str, Any], text: str, where: Path) -> str:
-    code, found = doctor(text, where)
-    if code == 2:
-        return "refused"
-    if any(f["cause"] == case["cause"] and f["severity"] == case["severity"] for f in found):
-        return "right"
-    if any(f["cause"] == case["cause"] for f in found):
-        return "severity"
-    return "generic" if any(f["severity"] in LOUD for f in found) else "clear"
-
-
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text())
-    tallies: dict[str, Counter[str]] = {"faults": Counter(), "healthy": Counter()}
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / "paste.txt"
-        for group in ("faults", "healthy"):
-            for case in data[group]:
-                for frame, text in framings(case).items():
-                    if group == "faults":
-                        verdict = _fault(case, text, where)
-                    else:
-                        code, found = doctor(text, where)
-                        verdict = "refused" if code == 2 else "false" if any(
-                            f["severity"] in LOUD for f in found) else "clean"
-                    tallies[group][verdict] += 1
-                    if verdict in show:
-                        print(f"{verdict:>8}  {frame:<7} {case['name']}")
-    for group, tally in tallies.items():
-        print(f"{group}: {sum(tally.values())} framings: " + ", ".join(f"{k} {n}" for k, n in sorted(tally.items())))
-    return 0
+    return run_framed(__doc__, argv, DATA, framings, ("faults", "healthy"))
 
 
 if __name__ == "__main__":

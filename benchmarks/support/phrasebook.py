@@ -145,3 +145,61 @@ def run_posted(doc: str | None, argv: list[str] | None, data: Path) -> int:
     print_faults("source", 14, faults, ("right", "severity", "misplaced", "generic", "clear", "refused"))
     print(healthy_said(healthy))
     return 0
+
+
+def fault_verdict(case: dict[str, Any], text: str, where: Path) -> str:
+    """A fault framing: right (cause and severity), severity (cause only), generic (another loud finding), clear
+    or refused."""
+    code, found = doctor(text, where)
+    if code == 2:
+        return "refused"
+    if any(f["cause"] == case["cause"] and f["severity"] == case["severity"] for f in found):
+        return "right"
+    if any(f["cause"] == case["cause"] for f in found):
+        return "severity"
+    return "generic" if any(f["severity"] in LOUD for f in found) else "clear"
+
+
+def said_verdict(case: dict[str, Any], text: str, where: Path) -> str:
+    """A fact gpuvet should say without a loud finding: said (``case['said']`` in its JSON), unsaid, false or
+    refused."""
+    where.write_text(text + "\n", encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        gpuvet(["doctor", "--from", str(where), "--json"])
+    if not out.getvalue().strip():
+        return "refused"
+    if any(f["severity"] in LOUD for f in json.loads(out.getvalue())["findings"]):
+        return "false"
+    return "said" if case["said"] in out.getvalue() else "unsaid"
+
+
+def healthy_verdict(case: dict[str, Any], text: str, where: Path) -> str:
+    """A healthy framing: clean, false (a loud finding) or refused."""
+    code, found = doctor(text, where)
+    return "refused" if code == 2 else "false" if any(f["severity"] in LOUD for f in found) else "clean"
+
+
+VERDICTS: dict[str, Callable[[dict[str, Any], str, Path], str]] = {
+    "faults": fault_verdict, "said": said_verdict, "healthy": healthy_verdict}
+
+
+def run_framed(doc: str | None, argv: list[str] | None, data: Path, framings: Callable[[dict[str, Any]], dict[str, str]],
+               groups: tuple[str, ...] = ("faults", "said", "healthy")) -> int:
+    """A phrasebook whose JSON holds ``groups`` of cases: each case in each of its framings judged by its group's
+    verdict, the ones ``--show`` names printed, then a tally per group."""
+    show = shown(doc, argv)
+    cases = json.loads(data.read_text())
+    tallies: dict[str, Counter[str]] = {group: Counter() for group in groups}
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "paste.txt"
+        for group in groups:
+            for case in cases[group]:
+                for frame, text in framings(case).items():
+                    verdict = VERDICTS[group](case, text, where)
+                    tallies[group][verdict] += 1
+                    if verdict in show:
+                        print(f"{verdict:>8}  {frame:<7} {case['name']}")
+    for group, tally in tallies.items():
+        print(f"{group}: {sum(tally.values())} framings: " + ", ".join(f"{k} {n}" for k, n in sorted(tally.items())))
+    return 0
