@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from benchmarks.support.phrasebook import run_framed
+from benchmarks.support.phrasebook import run_web_framed
 
 DATA = Path(__file__).parent / "data" / "side_tables_phrasebook.json"
 PROMPT = {"show_gids": "[root@node ~]# show_gids", "ethtool": "$ sudo ethtool -A ens1f0 rx off tx off",
@@ -22,17 +22,8 @@ PROMPT = {"show_gids": "[root@node ~]# show_gids", "ethtool": "$ sudo ethtool -A
           "mthreads-gmi": "(base) user@worker:~$ mthreads-gmi", "dcgmi": "$ dcgmi dmon -l"}
 
 
-def framings(tool: str, lines: list[str], stamped: bool = False) -> dict[str, str]:
-    """The ways a paste shows the lines."""
-    body = [f"[5621799.{i:06d}] {ln}" for i, ln in enumerate(lines)] if stamped else lines
-    html = [f"<div><pre><code><span>$ </span>{PROMPT[tool].split('$ ', 1)[-1].split('# ', 1)[-1]}", *body,
-            "</code></pre></div>", "<p>That is all it printed.</p>"]
-    return {"bare": "\n".join(body), "prompt": "\n".join([PROMPT[tool], *body]),
-            "fenced": "\n".join(["It prints this:", "```", *body, "```"]), "html": "\n".join(html)}
-
-
 def main(argv: list[str] | None = None) -> int:
-    return run_framed(__doc__, argv, DATA, lambda c: framings(c["tool"], c["lines"], c.get("stamped", False)))
+    return run_web_framed(__doc__, argv, DATA, PROMPT)
 
 
 if __name__ == "__main__":

@@ -203,3 +203,19 @@ def run_framed(doc: str | None, argv: list[str] | None, data: Path, framings: Ca
     for group, tally in tallies.items():
         print(f"{group}: {sum(tally.values())} framings: " + ", ".join(f"{k} {n}" for k, n in sorted(tally.items())))
     return 0
+
+
+def web_framings(prompt: str, lines: list[str], stamped: bool = False) -> dict[str, str]:
+    """The ways a paste shows ``lines`` on the web: bare (dmesg-stamped where ``stamped``), under the shell's
+    ``prompt``, fenced under a sentence, and as a page's HTML source (the prompt's command in a span)."""
+    body = [f"[5621799.{i:06d}] {ln}" for i, ln in enumerate(lines)] if stamped else lines
+    html = [f"<div><pre><code><span>$ </span>{prompt.split('$ ', 1)[-1].split('# ', 1)[-1]}", *body,
+            "</code></pre></div>", "<p>That is all it printed.</p>"]
+    return {"bare": "\n".join(body), "prompt": "\n".join([prompt, *body]),
+            "fenced": "\n".join(["It prints this:", "```", *body, "```"]), "html": "\n".join(html)}
+
+
+def run_web_framed(doc: str | None, argv: list[str] | None, data: Path, prompts: dict[str, str]) -> int:
+    """``run_framed`` over ``web_framings``, each case's prompt by its ``tool``."""
+    return run_framed(doc, argv, data,
+                      lambda c: web_framings(prompts[c["tool"]], c["lines"], c.get("stamped", False)))
