@@ -12,13 +12,9 @@ finding) or refused (exit 2). A healthy text must give no finding at warn or abo
 
 from __future__ import annotations
 
-import json
-import tempfile
-from collections import Counter
 from pathlib import Path
 
-from benchmarks.driver_state_phrasebook import verdict
-from benchmarks.support.phrasebook import shown
+from benchmarks.support.phrasebook import run_families
 
 DATA = Path(__file__).parent / "data" / "absent_stack_phrasebook.json"
 COMMAND = {"rocr": "rocminfo", "nodes": "ls -l /dev/nvidia*", "verbs": "ibv_devinfo", "nvml": "./miner"}
@@ -36,25 +32,7 @@ def framings(family: str, text: str) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text(encoding="utf-8"))
-    tally: dict[str, Counter[str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / "capture.txt"
-        for family, text, expected in data["messages"]:
-            for frame, framed in framings(family, text).items():
-                v, loud = verdict(expected, framed, where)
-                tally.setdefault(family, Counter())[v] += 1
-                if v in show:
-                    print(f"{v:8} {family:6} {frame:10} {text[:70]!r} -> {sorted(loud)} (want {expected})")
-    kinds = ("class", "generic", "missed", "refused", "clean", "false")
-    print(f"{'family':<8}" + "".join(f"{k:>9}" for k in kinds))
-    total = Counter[str]()
-    for family, c in tally.items():
-        total += c
-        print(f"{family:<8}" + "".join(f"{c[k]:>9}" for k in kinds))
-    print(f"{'all':<8}" + "".join(f"{total[k]:>9}" for k in kinds))
-    return 0
+    return run_families(__doc__, argv, DATA, framings)
 
 
 if __name__ == "__main__":

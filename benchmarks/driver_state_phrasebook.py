@@ -12,12 +12,9 @@ refused (exit 2). A healthy line must give no finding at warn or above and no re
 
 from __future__ import annotations
 
-import json
-import tempfile
-from collections import Counter
 from pathlib import Path
 
-from benchmarks.support.phrasebook import LOUD, doctor, shown
+from benchmarks.support.phrasebook import run_families
 
 DATA = Path(__file__).parent / "data" / "driver_state_phrasebook.json"
 STAMP = "Dec 07 10:12:01 gpu-node-3"
@@ -79,36 +76,8 @@ def framings(family: str, text: str) -> dict[str, str]:
     }
 
 
-def verdict(expected: str | None, text: str, where: Path) -> tuple[str, set[str]]:
-    code, found = doctor(text, where)
-    if code == 2:
-        return "refused", set()
-    loud = {f["cause"] for f in found if f["severity"] in LOUD}
-    if expected is None:
-        return ("clean" if not loud else "false"), loud
-    return ("class" if expected in loud else "generic" if loud else "missed"), loud
-
-
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text(encoding="utf-8"))
-    tally: dict[str, Counter[str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / "capture.txt"
-        for family, text, expected in data["messages"]:
-            for frame, framed in framings(family, text).items():
-                v, loud = verdict(expected, framed, where)
-                tally.setdefault(family, Counter())[v] += 1
-                if v in show:
-                    print(f"{v:8} {family:6} {frame:13} {text[:70]!r} -> {sorted(loud)} (want {expected})")
-    kinds = ("class", "generic", "missed", "refused", "clean", "false")
-    print(f"{'family':<8}" + "".join(f"{k:>9}" for k in kinds))
-    total = Counter[str]()
-    for family, c in tally.items():
-        total += c
-        print(f"{family:<8}" + "".join(f"{c[k]:>9}" for k in kinds))
-    print(f"{'all':<8}" + "".join(f"{total[k]:>9}" for k in kinds))
-    return 0
+    return run_families(__doc__, argv, DATA, framings, frame_width=13)
 
 
 if __name__ == "__main__":

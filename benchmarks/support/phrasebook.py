@@ -219,3 +219,40 @@ def run_web_framed(doc: str | None, argv: list[str] | None, data: Path, prompts:
     """``run_framed`` over ``web_framings``, each case's prompt by its ``tool``."""
     return run_framed(doc, argv, data,
                       lambda c: web_framings(prompts[c["tool"]], c["lines"], c.get("stamped", False)))
+
+
+def family_verdict(expected: str | None, text: str, where: Path) -> tuple[str, set[str]]:
+    """A message of a family: class (the ``expected`` cause at warn or above), generic (another loud finding only),
+    missed or refused; a healthy one (``expected`` None) clean or false. With the loud causes found."""
+    code, found = doctor(text, where)
+    if code == 2:
+        return "refused", set()
+    loud = {f["cause"] for f in found if f["severity"] in LOUD}
+    if expected is None:
+        return ("clean" if not loud else "false"), loud
+    return ("class" if expected in loud else "generic" if loud else "missed"), loud
+
+
+def run_families(doc: str | None, argv: list[str] | None, data: Path,
+                 framings: Callable[[str, str], dict[str, str]], frame_width: int = 10) -> int:
+    """A phrasebook whose JSON holds ``messages`` as [family, text, expected cause or None]: each message in each of
+    its family's framings judged by ``family_verdict``, the ones ``--show`` names printed, then a table per family."""
+    show = shown(doc, argv)
+    messages = json.loads(data.read_text(encoding="utf-8"))["messages"]
+    tally: dict[str, Counter[str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "capture.txt"
+        for family, text, expected in messages:
+            for frame, framed in framings(family, text).items():
+                v, loud = family_verdict(expected, framed, where)
+                tally.setdefault(family, Counter())[v] += 1
+                if v in show:
+                    print(f"{v:8} {family:6} {frame:{frame_width}} {text[:70]!r} -> {sorted(loud)} (want {expected})")
+    kinds = ("class", "generic", "missed", "refused", "clean", "false")
+    print(f"{'family':<8}" + "".join(f"{k:>9}" for k in kinds))
+    total = Counter[str]()
+    for family, c in tally.items():
+        total += c
+        print(f"{family:<8}" + "".join(f"{c[k]:>9}" for k in kinds))
+    print(f"{'all':<8}" + "".join(f"{total[k]:>9}" for k in kinds))
+    return 0
