@@ -38,12 +38,10 @@ FAILING = {  # tool -> (text, the module named or None, a line the lead quotes)
               "| Memory Bandwidth | Fail |\n", None, "| Memory Bandwidth | Fail |"),
     "rvs": ("[RESULT] [ 90211.004512] [pebb-h2d] pebb 1121 GPU 3 transfer: 12 pass: FALSE\n", "GPU 3", "pass: FALSE"),
     "rocm-smi": ("$ /opt/rocm/bin/rocm-smi --showuse\nERROR: No AMD GPUs specified\n", None, "No AMD GPUs specified"),
-    "amd-smi": ("$ amd-smi metric -g 0\nTraceback (most recent call last):\namdsmi.amdsmi_exception."
-                "AmdSmiLibraryException: Error code:\n\t10 | AMDSMI_STATUS_NO_PERM - Permission Denied\n", None,
-                "AMDSMI_STATUS_NO_PERM"),
     "nvbandwidth": ("Running device_to_device_memcpy_write_ce.\nASSERT in expression status == 0 in void "
                     "launch() : copy.cpp:77\n", None, "ASSERT in expression status == 0"),
 }
+# amd-smi's statuses are each judged by what they state (below), so none is left to the lead
 # npu-smi's DCMI init failure is judged now (api_reports_driver_state, with its own words): AGX1's
 # tests/captures/test_capture_probes_init_access.py
 
@@ -91,3 +89,19 @@ def test_a_healthy_run_gives_no_lead(tmp_path: Path, tool: str) -> None:
 def test_a_line_a_reader_judged_gets_no_second_finding(tmp_path: Path, text: str) -> None:
     found = _severe(tmp_path, text)  # nvidia-smi's and nvbandwidth's own readers judge these lines
     assert found and not [f for f in found if f["cause"] == LEAD]
+
+
+AMD_SMI_STATUS = {  # the status amd-smi prints -> the verdict its fact has wherever gpuvet reads it
+    "AMDSMI_STATUS_NO_PERM - Permission Denied": ("device_permissions", "warn"),  # as /dev/kfd's 'Permission denied'
+    "AMDSMI_STATUS_DRM_ERROR - Error when calling libdrm": ("api_reports_driver_state", "warn"),
+    "AMDSMI_STATUS_DRIVER_NOT_LOADED - Driver not loaded": ("no_modules_visible", "critical"),  # as NVML's
+}
+
+
+@pytest.mark.parametrize("status", list(AMD_SMI_STATUS))
+def test_amd_smi_s_status_gets_its_fact_s_one_verdict_not_a_lead(tmp_path: Path, status: str) -> None:
+    """REV64 (session 64): amd-smi's NO_PERM was a generic lead (warn) where the API table and /dev/kfd's words say
+    device_permissions: one fact, one verdict."""
+    text = ("$ amd-smi metric -g 0\nTraceback (most recent call last):\namdsmi.amdsmi_exception."
+            f"AmdSmiLibraryException: Error code: 10 | {status}\n")
+    assert [(f["cause"], f["severity"]) for f in _severe(tmp_path, text)] == [AMD_SMI_STATUS[status]]

@@ -76,8 +76,10 @@ VERDICTS: tuple[Verdict, ...] = (
     Verdict("rocm-smi", "Driver not initialized", re.compile(r"Driver not initialized \(amdgpu not found")),
     Verdict("rocm-smi", "No AMD GPUs", re.compile(r"\bNo AMD GPUs? (?:specified|found|detected)")),
     # amd-smi's library status when it cannot reach the driver or a module (amdsmi's own status names)
-    Verdict("amd-smi", "AMDSMI_STATUS_", re.compile(r"\bAMDSMI_STATUS_(?:DRIVER_NOT_LOADED|NO_PERM|"
+    Verdict("amd-smi", "AMDSMI_STATUS_", re.compile(r"\bAMDSMI_STATUS_(?:DRIVER_NOT_LOADED|"
                                                    r"AMDGPU_RESTART_ERR|DRM_ERROR|FAIL_LOAD_MODULE)\b")),
+    # no access to the device files is the fact device_permissions names wherever it is read (/dev/kfd's, NVML's)
+    Verdict("amd-smi", "AMDSMI_STATUS_", re.compile(r"\bAMDSMI_STATUS_NO_PERM\b"), "device_permissions"),
     # mlxlink's Troubleshooting Info: any recommendation but its healthy 'No issue was observed' (a cable, signal
     # integrity, a peer or a speed it names for the port it read)
     Verdict("mlxlink", "Recommendation", re.compile(r"^\s*Recommendation\s*:\s*(?!No issue\b|N/?A\b)[A-Z]\w.{4,}")),
