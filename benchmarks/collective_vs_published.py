@@ -11,8 +11,8 @@ no target); the last lines count them for the check figures and name every miss.
     python benchmarks/collective_vs_published.py [--data FILE ...] [--fit] [--terms NODE:RANKS[:ALGORITHM]]
 
 With no --data it scores both figure files: issue 22's 8-GPU tables and issue 49's families
-(tests/data/published_collectives_issue49.json: xGMI with the MI325X check, NVL72, the GB200 tray
-check, the H200 forced-NVLS check).
+(tests/data/published_collectives_issue49.json: xGMI with the MI325X check, NVL72, the GB200 tray and
+two-tray checks, the H200 forced-NVLS check).
 
 --terms prints, for one case (e.g. nvl72:4:ring, the GB200 tray check), the model's all_reduce time
 per size split into its terms for every protocol it could run (fixed, steps x step latency, traffic
@@ -313,8 +313,8 @@ def main() -> None:
                 med = median_abs_error(rows, min_bytes=lo, max_bytes=hi, role=role, family=family)
                 if med is not None:
                     print(f"{family:8} {role:11} sizes {label:8}: median |error| {med:5.1%}")
-    for role in ("calibration", "check"):
-        mine = [r for r in rows if r.point.role == role and r.point.fitted]
+    for role in [x for x in ("calibration", "check") if any(r.point.role == x and r.point.fitted for r in rows)]:
+        mine = [r for r in rows if r.point.role == role and r.point.fitted]  # a --data file may hold one role only
         worst = max(mine, key=lambda r: abs(r.error))
         print(
             f"largest |error| of the {role} figures{' the fit used' if role == 'calibration' else ''}: "
@@ -323,7 +323,7 @@ def main() -> None:
     for r in rows:
         if not r.point.fitted:
             print(f"not fitted: {r.point.family} {r.point.op} {_size(r.point.sizes)}, error {r.error:+.1%} ({r.point.note})")
-    worst = max(abs(r.error) for r in rows if r.point.role == "check")
+    worst = max((abs(r.error) for r in rows if r.point.role == "check"), default=0.0)
     print(
         f"all check figures: largest |error| {worst:.1%} (target <= 10% at every size): "
         f"{'met' if worst <= 0.10 else 'MISSED'}"

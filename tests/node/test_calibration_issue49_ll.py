@@ -92,7 +92,8 @@ def test_the_check_rows_do_not_meet_the_targets_so_the_constant_is_not_kept(benc
     before = _rows(bench)
     with bench.tuned("nvl_domain", ll_fit.tuning):
         after = _rows(bench)
-    assert bench.check_counts(before) == (177, 6, 80) and bench.check_counts(after) == (178, 5, 80)
+    # 177 and 178 pass before P49i's GB200 two-tray check (128 MiB, a pass the LL share does not move)
+    assert bench.check_counts(before) == (178, 6, 80) and bench.check_counts(after) == (179, 5, 80)
     moved = {
         (b.point.source, b.smallest): (round(b.error, 3), round(a.error, 3))
         for b, a in zip(before, after, strict=True)
@@ -115,4 +116,4 @@ def test_with_ll128_free_too_the_4_mib_check_passes_only_by_simples_price(bench)
         after = _rows(bench)
     gb300 = {r.smallest: r for r in after if r.point.source == GB300}
     assert gb300[4 * MiB].predicted_algorithm == gb300[8 * MiB].predicted_algorithm == "ring/simple"
-    assert 0.17 < gb300[4 * MiB].error < 0.19 and bench.check_counts(after) == (179, 4, 80)
+    assert 0.17 < gb300[4 * MiB].error < 0.19 and bench.check_counts(after) == (180, 4, 80)
