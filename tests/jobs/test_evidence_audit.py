@@ -129,6 +129,10 @@ EVIDENCED_BY["nic_ports"] |= {"ethtool"}
 # R8C (issue 46): the PCI core's link status line of a NIC driver (and Corundum's mqnic probe lines) is that NIC's PCIe
 # link, judged by the NIC rule (captures/pcie_status.py)
 EVIDENCED_BY["nic_ports"] |= {"kernel PCIe link status"}
+# session 65 (batch AT): a poster's quote of nvidia-smi's own message ('Unable to determine the device handle for
+# GPU0000:4F:00.0: Unknown Error') is that message as captures/smi_messages.py reads it from the tool:
+# kernel_messages' evidence
+EVIDENCED_BY["kernel_messages"] |= {"error messages quoted in a poster's words"}
 
 
 def _playbook_checks() -> set[str]:
