@@ -331,7 +331,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> KernelParse:
                 fallen = None
             elif "fallen off the bus" in s and (m := _FALLEN_ONE_LINE.search(s)) is not None:
                 _fell_off(out, m.group(1), s.strip(), ln.no)
-        if "NVRM" in s or (ln.no in out.claimed and ("probe" in s or "AER" in s)):
+        if "NVRM" in s or "RpcRecvPoll+" in s or (ln.no in out.claimed and ("probe" in s or "AER" in s)):
             out.nvrm_lines += "NVRM" in s and "NVRM version:" not in s  # /proc/driver/nvidia/version: no log line
             kind = _nvrm_kind(s)
             if kind is not None:  # 'NVRM kgsp…:' (no colon after NVRM) is the driver's too

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpuvet.captures import nv_driver_faults
+
 
 @dataclass(frozen=True)
 class KernelMessage:
@@ -93,10 +95,10 @@ NVRM: tuple[KernelMessage, ...] = (
                                                        r"\bDevice start failed for [0-9a-fA-F]{4}:")),
     # kernel-open/nvidia/nv-pci.c (nv_resize_pcie_bars): BAR1 lost while it was resized
     KernelMessage("nv_bar1_lost", re.compile(r"\bFailed to re-allocate BAR1\b")),
-)
+) + tuple(KernelMessage(kind, pattern) for kind, pattern in nv_driver_faults.NVRM)  # R9A: GSP RPC stack, NVLink
 # a word each NVRM kind's wording holds (lower case): kernel.py searches a line for a kind only where one is
 NVRM_WORDS: dict[str, tuple[str, ...]] = {
     "nv_not_back_on_bus": ("not back on the bus",), "nv_vbios_boot_failed": ("vbios boot",),
     "nv_device_start_failed": ("pci_enable_device", "rm_init_private_state", "device start failed"),
     "nv_bar1_lost": ("re-allocate bar1",),
-}
+} | nv_driver_faults.WORDS

@@ -55,7 +55,8 @@ def _windows(lines: list[Line]) -> tuple[KernelParse, set[int]]:
     return got, {no for no, (a, b) in spans.items() if reported(texts[no], a, b)}
 
 
-_XID_BUS = re.compile(r"\b([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?\b")  # with its domain: no clock
+# with its domain: no clock; R9A: or glued to the word by nvidia-smi ('device handle for GPU0000:4F:00.0')
+_XID_BUS = re.compile(r"(?:\b|(?<=GPU))([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?\b")
 
 
 # NBF1: nvidia-smi's answer for a module it cannot open, anywhere in the poster's sentence (its own reader

@@ -46,13 +46,14 @@ def parse(lines: list[Line]) -> SmiText:
         out.notes.append(f"rig report: the sub-bullets above the first GPU bullet (its own line cut) name the GPU at "
                          f"{headless[0]}: listed without its name")
     unplaced = [index for index, f in gpus if "bus" not in f and index]
-    out.modules = [SmiTextModule(bus(f.pop("bus")), f.get("Product Name", ""), f) for _, f in gpus
-                   if "bus" in f][:MAX_MODULES]
+    # R9A: a GPU whose bus id the excerpt cut is listed by its index, never dropped (cuda_samples does the same)
+    out.modules = [SmiTextModule(bus(f.pop("bus")) if "bus" in f else f"GPU {index}", f.get("Product Name", ""), f)
+                   for index, f in gpus if "bus" in f or index][:MAX_MODULES]
     if out.modules:
         out.notes.append(f"rig report: {len(out.modules)} GPU(s) read from its GPU section (nvidia-smi's fields "
                          "restated; the report's own remarks not read)")
     if unplaced:
-        out.notes.append(f"rig report: GPU {', '.join(unplaced)} give(s) no bus id: not listed as a module")
+        out.notes.append(f"rig report: GPU {', '.join(unplaced)} give(s) no bus id: listed by index")
     return out
 
 

@@ -32,6 +32,7 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.nccl_steps import nccl_log, nccl_log_init
 from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.smi_lone_err import lone_sensor_errors
 from gpuvet.doctor.state_judgment import state_findings
 from gpuvet.knowledge import threshold
 from gpuvet.node.vendor_tools import CAPTURED, GIVE
@@ -65,8 +66,9 @@ def captured_memory(ev: Evidence) -> Outcome:
     found += [finding("module_needs_reset", HIGH, module=h.module, said=h.reset_told, product=h.product)
               for h in ev.captures.health if h.reset_told]  # -q's GPU Reset Status / GPU Recovery Action
     found += _unreadable(ev, {f.module for f in found})
+    found += lone_sensor_errors(ev.captures.health, {f.module for f in found})  # R9A: one ERR! its peers read
     if found:
-        memory = any(f.cause != "module_unreadable" for f in found)
+        memory = any(f.cause not in ("module_unreadable", "module_sensors_unreadable") for f in found)
         return confirmed("the modules' memory needs a reset or a replacement" if memory else
                          "a module's state cannot be read: its fields print ERR! or Unknown Error", *found)
     cited = [Cited(ev.smi_source(), k, str(getattr(h, k)), where=h.module) for h in ev.captures.health

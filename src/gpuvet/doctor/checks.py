@@ -502,6 +502,11 @@ def power_limit(ev: Evidence) -> Outcome:
                                  if isinstance(m.power_limit_max_w, (int, float)) else ref, default_w=ref,
                                  fix=f"{tools.set_power_limit.format(watts=f'{ref:g}')} (gpuvet never changes it "
                                      "for you)"))
+    if found and ev.declared is None and ev.backend is not None and ev.backend.captured:
+        # R9A (issue 46): a captured limit under the default with no declared design is the operator's setting,
+        # stated (info); a design (--spec, health) or a peer capped apart (smi_peers) makes it a fault (warn)
+        return confirmed("power limits set below the modules' default (a setting: no design declared to hold it "
+                         "against)", *[replace(f, severity="info") for f in found])
     if found:
         return confirmed("power limits below the modules' default", *found)
     cited = _inventory_cited(ev, "power limit / default", {

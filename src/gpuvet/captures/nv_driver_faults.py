@@ -1,0 +1,35 @@
+"""Issue 46 (R9A): the NVIDIA kernel driver's GSP RPC and NVLink failures as the driver prints them, which no
+message of kernel.py named (kernel_phrases.py appends these to its NVRM table, so kernel.py reads them as it reads
+its own; kernel_messages.yaml gives each its cause).
+
+- The GSP RPC poll's stack dump: on an RPC that timed out, _kgspRpcRecvPoll (src/nvidia/src/kernel/gpu/gsp/
+  kernel_gsp.c, open-gpu-kernel-modules 580.x) logs Xid 119 and dumps the kernel stack through os_dump_stack; a
+  journal excerpt often keeps only that stack ('_kgspRpcRecvPoll+0x650/0x820 [nvidia]' under '_issueRpcAndWait'),
+  whose frame is the driver's own word that it was left waiting on the GSP. Only the frame with its offset and the
+  [nvidia] module tag is read: the function's name in prose or source is no stack.
+- NVLink link discovery: knvlinkDiscoverPostRxDetLinks_GH100 (src/nvidia/src/kernel/gpu/nvlink/arch/hopper/
+  kernel_nvlink_gh100.c) prints "Getting peer0's postRxDetLinkMask failed!" and knvlinkUpdatePostRxDetectLinkMask_IMPL
+  (kernel_nvlink.c) "Failed to update Rx Detect Link mask!" when the links past receiver detection cannot be read
+  from a peer: the NVLinks between the modules are not discovered (gpud's nvlink_driver_wedge: the driver retries
+  and nvidia-smi hangs)."""
+
+from __future__ import annotations
+
+import re
+
+# the frame as the kernel prints it: 'func+0xOFF/0xLEN [nvidia]' (a '? ' before it: a stale frame, not read)
+_FRAME = r"(?<!\? )\b_?kgspRpcRecvPoll\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+ \[nvidia\]"
+# (kind, pattern): kernel_phrases makes them its KernelMessage records (it imports this module, not the reverse)
+NVRM: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("nv_gsp_rpc_stack", re.compile(_FRAME)),
+    (
+        "nv_nvlink_discovery_failed",
+        re.compile(r"\bGetting peer\d{0,3}(?:'s)? postRxDetLinkMask failed\b|\bFailed to update Rx Detect Link mask\b"),
+    ),
+)
+WORDS: dict[str, tuple[str, ...]] = {
+    "nv_gsp_rpc_stack": ("rpcrecvpoll+",),
+    "nv_nvlink_discovery_failed": ("postrxdet", "rx detect link mask"),
+}
+
+FRAME_WORD = "RpcRecvPoll+"  # kernel.py reads a line without the NVRM word where it holds this (the frame)
