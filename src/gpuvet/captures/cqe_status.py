@@ -92,12 +92,20 @@ _VENDOR = lazy(r"\bvend(?:or)?(?:_err)?(?: syndrome| synd)?[:=]?\s*(?P<vend>0x[0
 _CODE = lazy(r"^\s*(?:case\b|return\b|#define\b|[A-Za-z_][\w.>-]*\s*(?:==|!=)\s*)|\b(?:switch|enum)\s*[({]|;\s*$")
 
 
+def narrated(text: str) -> bool:
+    """A poster's first-person account of a completion ('the .status 9 (IBV_WC_REM_INV_REQ_ERR) … which I cannot find',
+    R9C): their narration of values they looked at, never a program's line reporting one (unread_leads.NARRATED)."""
+    from gpuvet.captures.unread_leads import NARRATED  # noqa: PLC0415 - only for a line naming a completion
+
+    return NARRATED.search(text) is not None
+
+
 def completion(ln: Line) -> tuple[int, str | None, str] | None:
     """(ibv_wc_status, the syndrome as the line gives it, the line from a little before the name: a report's
     paragraph names it mid-way) of a completion a line names by the NIC's syndrome or the verbs enum; None for any
     other line and for pasted source code."""
     t = ln.text
-    if not any(h in t for h in HINTS) or _CODE.search(t) or not _CONTEXT.search(t):
+    if not any(h in t for h in HINTS) or _CODE.search(t) or not _CONTEXT.search(t) or narrated(t):
         return None
     synd = _NUMBER.search(t)
     vend = _VENDOR.search(t)

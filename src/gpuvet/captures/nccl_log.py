@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import nccl_resweep
+from gpuvet.captures.hccl_links import link_failure
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.nccl_fallbacks import Fallback, fallback
 from gpuvet.captures.nccl_paths import NcclTopo, add
@@ -128,7 +129,7 @@ class NetChoice:
 
 @dataclass(frozen=True)
 class LogFailure:
-    kind: str  # "init" (the communicator did not come up), "nvls" (NVLink SHARP set-up), "runtime", "stalled",
+    kind: str  # "init" (the communicator did not come up), "nvls" (NVLink SHARP set-up), "runtime", "stalled", "link",
     # or a verbs call NET/IB made that failed: "ib_resource" (QP, CQ, PD), "ib_memory" (reg_mr), "ib_device"
     at: LogLine
     rank: int | None = None
@@ -587,8 +588,9 @@ def _failure_kind(at: LogLine) -> str | None:
     file = (at.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1]
     if "nvls" in file or "NVLS" in msg or "Multicast support requested" in msg:  # the device API's NVLS team
         return "nvls"
-    if at.lib == "HCCL":
-        return "init" if "[Init]" in msg or "Init" in msg.split("errNo")[0] else "runtime"
+    if at.lib == "HCCL":  # R9C: a link to a peer device that could not be set up says so (hccl_links)
+        return "init" if "[Init]" in msg or "Init" in msg.split("errNo")[0] else "link" if link_failure(
+            at.source, msg) else "runtime"
     if "v_" in msg and (v := _VERBS.search(msg)) is not None:  # ibv_, mlx5dv_
         return VERBS_KIND.get(v.group("call").lower(), "ib_resource")
     if _OOM.search(msg):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import mlx5_cmd
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 
@@ -137,6 +138,7 @@ class NicDriverParse:
     links: list[NicLinkChange] = field(default_factory=list)
     completions: list[NicCompletionError] = field(default_factory=list)
     claimed: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)  # R9C: the commands the firmware refused for their caller
 
 
 # words every line read here holds one of: only lines holding one are searched, then only the failing cards' lines (by
@@ -185,17 +187,20 @@ def parse(lines: list[Line], marks: Marks | None = None) -> NicDriverParse:
     cards: dict[str | None, _Card] = {}
     completions: dict[tuple[str, int], list[Line]] = {}
     watchdogs: list[tuple[str, str, Line]] = []
+    refused: list[mlx5_cmd.Refusal] = []
     for i in holding(lines, _WORDS, marks):
         ln = lines[i]
         head = ln.text[:_HEAD]
-        if "WC error" in head and (w := _WC.search(head)) is not None:
+        if mlx5_cmd.WORD in head and (r := mlx5_cmd.refusal(ln)) is not None:  # R9C: the caller's request, read
+            refused.append(r)
+        elif "WC error" in head and (w := _WC.search(head)) is not None:
             completions.setdefault(((w.group(1) or w.group(2)), int(w.group(3))), []).append(ln)
         elif "WATCHDOG" in head and (d := _WATCHDOG.search(head)) is not None:
             watchdogs.append((d.group(1), d.group(2), ln))
         elif any(name in head for name in _NAMES):  # a literal test before the driver's patterns
             _card_line(ln, head, cards)
     _watchdogs(lines, watchdogs, cards, marks)
-    out = NicDriverParse()
+    out = NicDriverParse(claimed={r.line for r in refused}, notes=[mlx5_cmd.note(refused)] if refused else [])
     for bus, card in cards.items():
         _report(lines, bus, card, out, marks)
     for (device, status), seen in completions.items():

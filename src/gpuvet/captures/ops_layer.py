@@ -14,7 +14,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import accel_runtime, cluster_texts, exporter_text, job_view, node_reports, node_services, ops_logs
+from gpuvet.captures import (
+    accel_runtime,
+    cluster_texts,
+    exporter_text,
+    health_events,
+    job_view,
+    node_reports,
+    node_services,
+    ops_logs,
+)
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
@@ -186,6 +195,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     exporter_text.read(lines, out, marks)  # a non-GPU exporter's Prometheus text: read, not judged (R5B)
     node_services.read(lines, out, marks)  # systemd: DCGM's host engine unit failed (R5B)
     accel_runtime.read(lines, out, marks)  # nrtd, tpu-info, any vendor's device plugin in kubelet, gpud fabric (R8B)
+    health_events.read(lines, out, marks)  # NVSentinel's health monitors: read, a failure left to others (R9C)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"scheduler, orchestrator and runtime GPU lines: {len(out.claimed)} read ({kinds})")

@@ -45,6 +45,8 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              # R4C (captures/cluster_texts.py, its MARKS): kubectl get ds, describe pod, Xid conditions and counts
              "DESIRED", "Init Containers:", "XidCritical", "XID 45", "Xid 45", "interfaces were detected",
              "manage_network_ifs",
+             # R9C (captures/health_events.py, its WORDS): NVSentinel's health monitors
+             "health-monitor", "\"isHealthy\"", "nvsentinel",
              # R5B (captures/exporter_text.py, its MARKS): a non-GPU exporter's Prometheus text
              "# TYPE ", "# HELP ", "dcgm.service", "hostengine.service", "DCGM service",
              # R3A (captures/job_view.py, its MARKS): pyxis/enroot, cgroup.conf, a cgroup's device filter

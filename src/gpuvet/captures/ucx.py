@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuvet.captures import rdma_verbs
+from gpuvet.captures import cqe_status, rdma_verbs
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks
 from gpuvet.captures.text import Line
@@ -94,6 +94,8 @@ def _verbs(ln: Line) -> UcxError | None:
             return None  # a status number with other words: some other library's status, not a verbs completion
         if m.group("words") is None and _FAILED.search(ln.text) is None:
             return None  # a bare number is a verbs status only on a line that says the entry failed
+    if cqe_status.narrated(ln.text):  # R9C: a poster's account of a status, not a program's line
+        return None
     dev = _VERBS_DEV.search(ln.text)
     port = dev.group("port") or dev.group("port2") if dev else None
     return UcxError(ln.no, None, None, dev.group("dev") if dev else None, int(port) if port else None, "verbs",

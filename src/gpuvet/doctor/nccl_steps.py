@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpuvet.captures.hccl_links import peer as link_peer
 from gpuvet.checks.model import Json
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
@@ -25,7 +26,8 @@ NO_LOG = ("no NCCL/RCCL debug log or HCCL plog (run the job with NCCL_DEBUG=INFO
 _CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtime": "collective_runtime_error",
           "stalled": "collective_stalled", "ib_resource": "nccl_ib_resource_failed",
           "ib_memory": "nccl_ib_memory_registration_failed", "ib_device": "nccl_ib_device_failed",
-          "cuda_oom": "nccl_cuda_out_of_memory", "unnamed": "collective_runtime_error"}
+          "cuda_oom": "nccl_cuda_out_of_memory", "unnamed": "collective_runtime_error",
+          "link": "collective_link_failed"}  # R9C: HCCL's link to a peer device not set up (captures/hccl_links)
 _RUNTIME = ("runtime", "unnamed")  # a WARN while the job ran; one no failure word marked (a lead, nccl_warns.UNNAMED)
 _IB = ("ib_resource", "ib_memory", "ib_device")  # a verbs call of NET/IB failed: the RDMA setup, any step
 _LINES = 16  # line numbers kept per finding
@@ -39,7 +41,7 @@ def nccl_log(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", "unnamed", *_IB))
+    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", "unnamed", "link", *_IB))
     found += _peer_refused(logs) + _npu_runtime(logs) + _fallbacks(logs, ev)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
@@ -105,7 +107,7 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
     """One finding per kind of failure and place (host and GPU), citing its first line and counting the rest."""
     groups: dict[tuple[str, str], list[tuple[str, LogFailure]]] = {}
     for label, log in logs:
-        for f in log.failures:
+        for f in _links_in_setup(log.failures):
             if f.kind in kinds:  # a verbs failure is the node's RDMA setup: its GPUs' copies of the line are one
                 place = f.at.host if f.kind in _IB and f.at.host else _where(f.at)
                 groups.setdefault((f.kind, place), []).append((label, f))
@@ -115,8 +117,10 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
         devs = sorted({f.at.dev for _, f in items if f.at.dev is not None})
         where = f"{where} GPU {', '.join(map(str, devs))}" if kind in _IB and first.at.host and devs else where
         ranks = sorted({f.rank for _, f in items if f.rank is not None})
-        fix, meaning = _library_fix(first.at)
+        fix, meaning = _library_fix(first.at) if kind != "link" else (None, None)
         carried = {"meaning": meaning} if meaning else {}
+        if kind == "link" and (peer := link_peer(f.at.message for _, f in items)):
+            carried["peer"] = peer
         settings = _settings(logs, label, first.at)
         if settings:
             carried["settings"] = settings
@@ -132,6 +136,14 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
         out.append(found if named is None else _as_p2p(found, named[1]) or _async_event(_family_cause(replace(
             found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence}))))
     return _peer_unreachable(out)
+
+
+def _links_in_setup(failures: list[LogFailure]) -> list[LogFailure]:
+    """HCCL's link failures (R9C) where the same log says its communicator could not be set up: that set-up failure
+    is the cause (collective_init_failed), the link lines its detail, read as before (the library's error)."""
+    if not any(f.kind == "init" and f.at.lib == "HCCL" for f in failures):
+        return failures
+    return [replace(f, kind="runtime") if f.kind == "link" else f for f in failures]
 
 
 def _peer_unreachable(found: list[Finding]) -> list[Finding]:
