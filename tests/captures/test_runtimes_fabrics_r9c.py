@@ -69,6 +69,7 @@ def test_mlx5_commands_refused_for_the_callers_request_are_read_not_judged(tmp_p
         code, data = doctor_text(tmp_path, _CMD.format("RTR2RTS_QP", status))
         assert code == 0 and not data["findings"], status
         assert any("refused 1 command(s) for the caller's request" in n for n in data["notes"])
+    assert not capture_findings(tmp_path, _CMD.format("2RST_QP", "bad resource state(0x9)"))  # an opcode led by a digit
     old = _CMD.format("CREATE_MKEY", "bad parameter(0x3)").replace("mlx5_cmd_out_err:838", "mlx5_cmd_check:795")
     assert not capture_findings(tmp_path, old)
     # the card's own status is not called benign: left to the other readers

@@ -22,7 +22,7 @@ from gpuvet.captures.text import Line
 WORD = "op_mod("  # every line read here holds it (the cheap gate before the pattern)
 # '<OPCODE>(0x504) op_mod(0x0) failed, status bad parameter(0x3), syndrome (0x4bb88f)'
 _CMD = re.compile(
-    r"\b(?P<op>[A-Z][A-Z0-9_]{1,40})\(0x[0-9a-fA-F]{1,4}\) op_mod\(0x[0-9a-fA-F]{1,4}\) failed, "
+    r"(?<![\w-])(?P<op>[A-Z0-9][A-Z0-9_]{1,40})\(0x[0-9a-fA-F]{1,4}\) op_mod\(0x[0-9a-fA-F]{1,4}\) failed, "
     r"status (?P<status>[a-zA-Z][\w ()/-]{1,40}?)\((?P<code>0x[0-9a-fA-F]{1,2})\)"
     r"(?:, syndrome \((?P<synd>0x[0-9a-fA-F]{1,8})\))?"
 )
