@@ -58,6 +58,16 @@ class DimmErrors:
 
 
 def read(lines: list[Line]) -> tuple[set[int], str | None, list[DimmErrors]]:
+    """EDAC's, APEI's and the machine check handler's memory errors (_edac), with host_ras' machine check records,
+    rasdaemon's ras-mc-ctl and the memory's ECC type (R9B): the lines read, one note, the findings."""
+    from gpuvet.captures import host_ras  # it imports this module's kinds
+
+    claimed, said, dimms = _edac(lines)
+    more, notes, found = host_ras.read(lines)
+    return claimed | more, "; ".join(n for n in (said, *notes) if n) or None, dimms + found
+
+
+def _edac(lines: list[Line]) -> tuple[set[int], str | None, list[DimmErrors]]:
     """The lines read, the note that says them (None: no host hardware error line) and the DIMMs' findings; the
     EDAC drivers' set-up lines are read too (said in a note where no error line is), never judged."""
     seen = [ln for ln in lines if ("EDAC" in ln.text or "rror" in ln.text or "mce" in ln.text)

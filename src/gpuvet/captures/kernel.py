@@ -404,7 +404,7 @@ def _worded(lines: list[Line], marks: Marks | None = None) -> list[tuple[int, Li
     handle', a host error's; a bug report's kernel log is mostly other lines, passed over in one test each. Less
     nvswitch's notice of a switch opened (_OPENED: no reader here reads one; a DGX report's 27k made 0.08 s)."""
     at = holding(lines, ("NVRM", "nvidia", "amdgpu", "drm", "device handle", "EDAC", "rror", "mce", "i915", "xe ",
-                         "GPU HANG", "qcm fence", *kernel_unknown.OTHER_WORDS), marks)
+                         "GPU HANG", "qcm fence", "Check:", "MCGSTATUS", " BANK ", *kernel_unknown.OTHER_WORDS), marks)
     return pairs(lines, unless(lines, at, _OPENED) if marks is None or marks.may("-nvswitch") else at)
     # 'HANG' alone: read beside '[drm:xe_' only; 'qcm fence': amdkfd's; a word the text lacks: untested (marks)
 

@@ -262,7 +262,7 @@ def _driver_word(kind: str) -> str:
     """Which driver's message the evidence is: amdgpu's kinds are named amd_*; a host DIMM's memory errors are
     EDAC's (or the machine check handler's, rasdaemon's: captures/host_errors.py), no GPU driver's."""
     return "amdgpu message" if kind.startswith("amd_") else "EDAC message" if kind in host_errors.KINDS \
-        else "NVRM message"
+        else "machine check record" if kind.startswith("host_machine_check") else "NVRM message"
 
 
 def throttle(readings: Sequence[ModuleHealth], source: str) -> list[Finding]:
