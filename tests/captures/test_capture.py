@@ -166,6 +166,7 @@ def test_every_kernel_message_kind_names_a_cause_with_a_fix():
         host_errors,
         kernel_amd_client,
         kernel_driver_resources,
+        kernel_flips,
         kernel_intel_fault,
         kernel_intel_fw,
         kernel_intel_reset,
@@ -180,7 +181,7 @@ def test_every_kernel_message_kind_names_a_cause_with_a_fix():
         | set(kernel_host.KINDS) | set(kernel_nvgpu.KINDS) | set(kernel_nouveau.KINDS) | {kernel_intel_fault.KIND} \
         | {kernel_vendor_reset.KIND} | set(smi_messages.KINDS) | set(app_gpu_lines.KINDS) \
         | set(kernel_intel_fw.KINDS) | set(kernel_driver_resources.KINDS) | {kernel_intel_reset.KIND} \
-        | {kernel_amd_client.KIND} | set(host_errors.KINDS) == set(table)
+        | {kernel_amd_client.KIND} | set(host_errors.KINDS) | {kernel_flips.KIND} == set(table)
     for kind, info in table.items():
         assert info.cause in causes() and info.action and info.meaning, kind
 

@@ -235,7 +235,7 @@ _INTEL_LINE = lazy(r"\b(?:i915|xe)(?:: probe of)? [0-9a-fA-F]{4,8}:[0-9a-fA-F]{2
 _AMDGPU_LINE = lazy(r"\bamdgpu(?: [0-9a-fA-F]{4,8}:|:|\])|\[drm:amdgpu_|"  # the driver's lines, not the word
                     r"Fence fallback timer expired on ring|" + kernel_more.AMD_LINE + "|"
                     r"\[drm (?:ERROR|WARN\w*|INFO) :(?:amdgpu|mes_v\d+|gfx_v\d+|sdma_v\d+)_|" + kernel_more.AMD_INIT)
-_DRMN = lazy(r"^\s*(?:\[[^\]]*\]\s*)?drmn\d+: ")  # FreeBSD drm-kmod names the device drmn0, never its bus id
+_DRMN = lazy(r"^\s*(?:\[[^\]]*\]\s*|\w{3} [ \d]\d [\d:]{8} \S+ kernel: )?drmn\d+: ")  # FreeBSD: drmn0, no bus id
 
 
 @dataclass(frozen=True)

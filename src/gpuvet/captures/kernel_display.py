@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpuvet.captures import kernel_unknown
+from gpuvet.captures import kernel_flips, kernel_unknown
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 
@@ -27,8 +27,13 @@ _ERRORISH = re.compile(r"ERROR|\berror\b|\bfail|timed out|\bunsuccessful", re.I)
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
     """``out`` with the display-path DRM lines claimed and counted in one note."""
     seen = 0
+    before = set(out.claimed)
+    out = kernel_flips.read(lines, out, marks)  # R9D: flips that time out, repeated: a warn; a one-off: a note
+    flips = out.claimed - before
     for i in holding(lines, ("[drm",), marks):
         ln = lines[i]
+        if ln.no in flips:
+            continue
         head = ln.text[:_HEAD]
         if _DRM.search(head) is None or _ERRORISH.search(head) is None or "nvidia" in head:
             continue  # nvidia-drm's lines: the NVIDIA readers' (a flip error there is read as can't tell)

@@ -107,4 +107,8 @@ AMD_RESET_FRAMES = (r"\bkfd_process_hw_exception\b|\bamdgpu_amdkfd_gpu_reset\+0x
 # lines that are amdgpu's without its name at their head: amdkfd's queue eviction timing out, powerplay's tag (its
 # hwmgr's SMU message failures, 'Failed to send message: 0x26, ret value: 0x0', a lead kernel_unknown quotes), the
 # KFD's hardware-exception work item
-AMD_LINE = r"qcm fence wait loop timeout expire|\[powerplay\]|\bkfd_process_hw_exception\b"
+AMD_LINE = r"qcm fence wait loop timeout expire|\[powerplay\]|\bkfd_process_hw_exception\b|"
+# R9D: amdgpu's PSP words under FreeBSD drm-kmod's address tag ('[drm:0xffffffff82a5c1e0] *ERROR* PSP firmware loading
+# failed'), and a poster's 'amdgpu_device_fw_loading failed'
+AMD_LINE += (r"\[drm:0x[0-9a-fA-F]{8,16}\] [*_]ERROR[*_] PSP (?:firmware loading|load [\w ]{2,16}?|create ring) failed|"
+             r"\bamdgpu_device_(?:fw_loading|ip_init)(?:\(\))? failed")

@@ -56,6 +56,13 @@ AMD: tuple[KernelMessage, ...] = (
     # probe failure as posters shorten it ('amdgpu: probe ... failed with error -5'): the module did not come up
     KernelMessage("amd_init_failed", re.compile(r"\bPSP load (?:\w+ ){1,3}failed\b|"
                                                 r"\bamdgpu\S*:? probe \S+ failed with error -\d+"), "amdgpu"),
+    # R9D: amdgpu_psp.c's firmware loads in their own words: a ucode the PSP rejected ('failed to load ucode
+    # SMC(0x2D)'), psp_get_fw_type's 'Unknown firmware type' (a firmware image newer than the driver), the memory
+    # training psp_hw_start runs first; and a poster's 'amdgpu_device_fw_loading failed', the function whose
+    # 'hw_init of IP block <psp> failed -22' failed the init: the module did not come up
+    KernelMessage("amd_init_failed", re.compile(r"\bfailed to load ucode \w+\(0x[0-9a-fA-F]+\)|\bUnknown firmware type\b|"
+                                                r"\bFailed to (?:process|initialize) memory training\b|"
+                                                r"\bamdgpu_device_(?:fw_loading|ip_init)(?:\(\))? failed\b"), "amdgpu"),
     # R4A: amdgpu_dev_coredump.c: the reset path (amdgpu_device_gpu_recover, or the job timeout on 6.10 and later) dumped
     # the module's state: a hang and its reset; beside the hang's own lines (a ring timeout, a ring reset) an echo of them
     KernelMessage("amd_reset_dumped", re.compile(r"\bAMDGPU device coredump file has been created\b"), "amdgpu"),
