@@ -108,3 +108,19 @@ def test_the_batch_rows(tmp_path: Path, row: str, cause: str, module: str, sever
     assert found.get((cause, module)) == severity
     if severity == "info":
         assert not {k for k, v in found.items() if v != "info"}
+
+
+_CSV = """$ nvidia-smi --query-gpu=index,pci.bus_id,name,temperature.gpu,fan.speed,power.draw --format=csv
+index, pci.bus_id, name, temperature.gpu, fan.speed [%], power.draw [W]
+0, 00000000:19:00.0, NVIDIA L40S, 41, 30 %, 88.10 W
+1, 00000000:1A:00.0, NVIDIA L40S, 68, {fan}, {power}
+"""
+
+
+def test_query_gpu_csv_unread_fields_and_the_reset_nvml_asks_for(tmp_path: Path) -> None:
+    fan = capture_findings(tmp_path, _CSV.format(fan="[Unknown Error]", power="92.40 W"))
+    assert fan.get(("module_sensors_unreadable", "0000:1A:00.0")) == "warn"
+    reset = capture_findings(tmp_path, _CSV.format(fan="[GPU requires reset]", power="[GPU requires reset]"))
+    assert reset.get(("module_needs_reset", "0000:1A:00.0")) == "critical"
+    unsupported = capture_findings(tmp_path, _CSV.format(fan="[Not Supported]", power="92.40 W"))  # a passive card
+    assert not {k for k, v in unsupported.items() if v != "info"}

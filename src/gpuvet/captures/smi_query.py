@@ -66,6 +66,7 @@ _KEYS = ("pci.bus_id", "gpu_bus_id", "index", "driver_version", "timestamp", "pe
 _NAME = re.compile(r"^[a-z][a-z0-9_.]{1,60}(?:\s*\[[^\]]{1,12}\])?$")
 _COMMAND = re.compile(r"--query-gpu[= ]([a-z0-9_.,]+)")
 _UNREAD = re.compile(r"^\[[^\]]{1,40}\]$|^N/A$")
+_NVML_ERROR = re.compile(r"^\[(?:Unknown Error|GPU is lost|GPU requires reset)\]$", re.I)  # not [N/A], [Not Supported]
 _NUMBER_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|%|MiB|MHz|C)?$")
 _BUS = re.compile(r"^(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]$")
 # a program's print of the tool's output split into lines (Python's ['row', '']): the row is the one string
@@ -209,10 +210,13 @@ def _module_rows(table: _Table) -> list[tuple[int, list[str]]]:
 
 def _module(out: SmiText, columns: list[str], cells: list[str], no: int, unread: list[int]) -> SmiTextModule:
     fields: dict[str, str] = {}
-    bus_id = ""
+    bus_id, errors = "", list[str]()
     for name, value in zip(columns, cells, strict=True):
         if _UNREAD.match(value):
             unread += [no] if value != "N/A" else []
+            errors += [_FIELDS[name][0]] if name in _FIELDS and _NVML_ERROR.match(value) else []  # R9A: NVML's error
+            if value.lower() == "[gpu requires reset]":  # NVML_ERROR_RESET_REQUIRED: the driver's word, as -q's
+                fields["GPU Recovery Action"] = "Reset (a field printed [GPU requires reset])"
             continue
         if name in ("pci.bus_id", "gpu_bus_id") and _BUS.match(value):
             bus_id = bus(value)
@@ -229,4 +233,4 @@ def _module(out: SmiText, columns: list[str], cells: list[str], no: int, unread:
     if not bus_id:
         k = sum(m.bus_id.startswith(UNNAMED) for m in out.modules)
         bus_id = UNNAMED if k == 0 else f"{UNNAMED} #{k + 1}"
-    return SmiTextModule(bus_id, fields.get("Product Name", ""), fields)
+    return SmiTextModule(bus_id, fields.get("Product Name", ""), fields, errors)
