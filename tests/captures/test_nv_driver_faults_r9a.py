@@ -124,3 +124,23 @@ def test_query_gpu_csv_unread_fields_and_the_reset_nvml_asks_for(tmp_path: Path)
     assert reset.get(("module_needs_reset", "0000:1A:00.0")) == "critical"
     unsupported = capture_findings(tmp_path, _CSV.format(fan="[Not Supported]", power="92.40 W"))  # a passive card
     assert not {k for k, v in unsupported.items() if v != "info"}
+
+
+_Q = """==============NVSMI LOG==============
+
+Driver Version                            : 550.54.15
+Attached GPUs                             : 1
+GPU 00000000:1A:00.0
+    Product Name                          : NVIDIA A100-SXM4-80GB
+    Temperature
+        GPU Current Temp                  : {temp}
+    GPU Power Readings
+        Power Draw                        : {power}
+"""
+
+
+def test_q_fields_nvml_answered_reset_required_are_a_module_that_needs_a_reset(tmp_path: Path) -> None:
+    asked = capture_findings(tmp_path, _Q.format(temp="GPU requires reset", power="[GPU requires reset]"))
+    assert asked.get(("module_needs_reset", "0000:1A:00.0")) == "critical"
+    read = capture_findings(tmp_path, _Q.format(temp="41 C", power="88.10 W"))
+    assert "module_needs_reset" not in {c for c, _ in read}

@@ -33,3 +33,10 @@ WORDS: dict[str, tuple[str, ...]] = {
 }
 
 FRAME_WORD = "RpcRecvPoll+"  # kernel.py reads a line without the NVRM word where it holds this (the frame)
+
+
+def reset_asked(fields: dict[str, str]) -> str | None:
+    """nvidia-smi -q's fields printed as NVML_ERROR_RESET_REQUIRED ('GPU requires reset', bracketed or not): the
+    driver's word that the module needs a reset, as -q's GPU Recovery Action says it; said with the first field."""
+    asked = [k for k, v in fields.items() if v.strip().strip("[]").lower() == "gpu requires reset"]
+    return f"{asked[0]}: GPU requires reset ({len(asked)} field(s))" if asked else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpuvet.captures import nv_driver_faults
 from gpuvet.captures.dedupe import merge_smi
 from gpuvet.captures.lines import TextLines, starting, walk
 from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiProcess, SmiTextModule
@@ -345,7 +346,8 @@ def health(m: SmiTextModule) -> ModuleHealth:
         fabric_health=_told(get(f, "Fabric/Health/Summary")),
         unreadable=(*m.unread, *unreadable(f)),
         reset_told=reset_told(get(f, "GPU Reset Status/Reset Required"),
-                              get(f, "GPU Reset Status/Drain and Reset Recommended"), get(f, "GPU Recovery Action")),
+                              get(f, "GPU Reset Status/Drain and Reset Recommended"), get(f, "GPU Recovery Action"))
+        or nv_driver_faults.reset_asked(f),  # R9A: fields NVML answered RESET_REQUIRED
     )
 
 
@@ -377,7 +379,7 @@ def _link_max(f: dict[str, str]) -> int | None:
 MARGIN_C = (-100.0, 200.0)  # a T.Limit margin in °C: negative past the limit, never a temperature
 
 
-_CANNOT_READ = re.compile(r"\[?(?:Unknown Error|ERR!)\]?", re.I)
+_CANNOT_READ = re.compile(r"\[?(?:Unknown Error|ERR!|GPU requires reset|GPU is lost)\]?", re.I)  # R9A: NVML's two
 
 
 def unreadable(fields: dict[str, str]) -> tuple[str, ...]:
