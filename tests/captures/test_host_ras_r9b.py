@@ -107,9 +107,15 @@ def test_mcelog_record_is_decoded(tmp_path: Path) -> None:
     assert found == [("critical", "host_machine_check", "host CPU 4 (MCA bank 5)")]
 
 
-@pytest.mark.parametrize("line", ["\tError Correction Type: None", "\tError Correction Type: Multi-bit ECC",
-                                  "No ECC / No ECC -- all memory errors are silent"])
-def test_the_memory_s_ecc_type_is_a_fact_never_a_warn(tmp_path: Path, line: str) -> None:
-    text = "Memory Configuration\n8 x 16 GB LPDDR5X-8000\n" + line + "\n"
+@pytest.mark.parametrize("line", ["\tError Correction Type: None", "\tError Correction Type: Multi-bit ECC"])
+def test_dmidecode_s_ecc_type_is_a_fact_never_a_warn(tmp_path: Path, line: str) -> None:
+    text = "Handle 0x0011, DMI type 16, 23 bytes\nPhysical Memory Array\n\tLocation: System Board Or Motherboard\n" + \
+        line + "\n\tMaximum Capacity: 128 GB\n"
+    assert _doctor(tmp_path, text) == (0, [])
+
+
+def test_memory_said_to_have_no_ecc_is_no_lead(tmp_path: Path) -> None:
+    text = ("66:00.0 Display controller: Advanced Micro Devices, Inc. [AMD/ATI] Device 1586 (rev c1)\n"
+            "8 x 16 GB LPDDR5X-8000 (Micron), total 128 GB\nNo ECC / No ECC -- all memory errors are silent\n")
     code, found = _doctor(tmp_path, text)
-    assert (code, found) == (0, [])
+    assert code != 2 and [f for f in found if f[0] in ("warn", "critical")] == []

@@ -48,8 +48,9 @@ _RAS_QUIET = re.compile(
 )
 _FIELD = re.compile(r"\b(status|bank|memory_channel|csrow|cpu)=(0x[0-9a-fA-F]{1,16}|\d{1,9})")
 _MEMORY = re.compile(r"Memory Controller|\bUMC\b|DRAM ECC|memory_channel=", re.I)
-# dmidecode -t memory's 'Error Correction Type: None' (or Single-bit ECC, Multi-bit ECC, CRC), a poster's 'No ECC'
-_ECC_TYPE = re.compile(r"^\s*Error Correction Type:\s*(\S.{0,30}?)\s*$|^\W{0,4}(?:No|Non)[- ]ECC\b", re.I)
+# dmidecode -t memory's 'Error Correction Type: None' (or Single-bit ECC, Multi-bit ECC, CRC)
+_ECC_TYPE = re.compile(r"^\s*Error Correction Type:\s*(\S.{0,30}?)\s*$", re.I)  # a poster's 'No ECC': unread_leads'
+
 _WORDS = ("Machine Check", "_STATUS[", "BANK", "MCGSTATUS", "error", "ras-mc-ctl", "summary:", "events:", "Label")
 
 
@@ -119,12 +120,10 @@ def read(lines: list[Line]) -> tuple[set[int], list[str], list[DimmErrors]]:
             records.append(rec)
         if said:
             decoded.append(said)
-    ecc = [
-        ln for ln in lines if ("ECC" in ln.text or "Correction Type" in ln.text) and _ECC_TYPE.search(ln.text) is not None
-    ]
+    ecc = [ln for ln in lines if "Correction Type" in ln.text and _ECC_TYPE.search(ln.text) is not None]
     if ecc:
         claimed |= {ln.no for ln in ecc}
-        types = sorted({(m.group(1) or "no ECC") for ln in ecc if (m := _ECC_TYPE.search(ln.text)) is not None})
+        types = sorted({m.group(1) for ln in ecc if (m := _ECC_TYPE.search(ln.text)) is not None})
         notes.append(
             f"host memory's error correction: {', '.join(types)} (line(s) "
             f"{', '.join(str(ln.no) for ln in ecc[:6])}): a fact of the host's memory, not a failure; "

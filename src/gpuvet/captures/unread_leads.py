@@ -84,7 +84,8 @@ _NOT_FAULT = lazy(r"not supported|unsupported|\bn/a\b|deprecat|\b(?:apt|apt-get|
                   r"^\s*(?:if|elif|else|except|raise|assert|def|return|catch|throw|#|//)\b|on_error|"
                   r"errors?[_ ]?(?:handling|handler|code[sd]?|rates?|correction|checking|log|counts?|counters?|"
                   r"stat(?:istic)?s|totals?)\b|"
-                  r"\bignor(?:e|ed|ing)\b|" + _SHELL, re.I)
+                  r"\bignor(?:e|ed|ing)\b|^\W{0,4}(?:no|non)[- ]ecc\b|" + _SHELL, re.I)  # R9B: memory said to be
+# without ECC ('No ECC -- all memory errors are silent'): a fact of the host (captures/host_ras.py), no failure
 # the line is about a GPU, accelerator, NIC, driver or collective library (its own words or a PCI bus id)
 _CONTEXT = lazy(r"(?<![\w-])(?:gpus?|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\w*|hccl\w*|nvml\w*|nvrm|"
                 r"nvidia[\w-]*|amdgpu|radeon|rocm\w*|hip\w*|hsa\w*|xgmi|nvlink\w*|nvswitch\w*|npu\w*|ascend\w*|"
