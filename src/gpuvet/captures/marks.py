@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from gpuvet.captures.text import Line
@@ -25,6 +26,14 @@ class Needing:
     pattern: re.Pattern[str]
     words: tuple[str, ...]
     unicode: bool = False
+    hashed: int = field(init=False, repr=False, compare=False)  # Marks' dict asks it per lookup: a pattern's hash
+    # reads its compiled code each time
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hashed", hash((self.pattern, self.words, self.unicode)))
+
+    def __hash__(self) -> int:
+        return self.hashed
 
 
 Marker = str | re.Pattern[str] | Needing
@@ -36,6 +45,9 @@ _WINDOW = "<u4"  # four bytes as one number, the first the low byte
 _TRIPLE = (1 << 22) - 1  # a window's first three bytes, the third's two high bits dropped: 4 Mi flags
 _THIRDS = range(64)  # what is left of a third byte: a pair is there when a triple it begins is
 _DOTTED_I, _KELVIN = (0xC4, 0xB0), (0xE2, 0x84, 0xAA)  # İ and the Kelvin sign in UTF-8: the two whose lower() is ASCII
+_JOIN_LINES = 1024  # holding joins at most this many lines (a copy of their text) to search each word once
+_TEXT = attrgetter("text")  # a line's text, at C speed
+_GRAM = 3  # characters: a short text's runs of three, a set of them made once per settle (Marks._literals)
 
 
 class Marks:
@@ -53,15 +65,18 @@ class Marks:
         self.found: dict[Marker, bool] = {}
         self.triples: np.ndarray | None = None  # a bit each (np.packbits); None: a short text, or not counted yet
         self.ascii = True
+        self.settled: object = None  # the groups settle last answered (read.py asks its FORMATS' twice)
         if text is not None:
             self._take(text)
 
     def any(self, markers: Iterable[Marker]) -> bool:
         """Whether the text holds one of ``markers``; none given: always (a format said to need none)."""
-        given = False
+        given, found = False, self.found
         for marker in markers:
             given = True
-            if self.has(marker):
+            if (got := found.get(marker)) is None:  # one asked before answers with no call (read.py asks each twice)
+                got = self.has(marker)
+            if got:
                 return True
         return not given
 
@@ -69,11 +84,40 @@ class Marks:
         """Whether the text holds one of each group's markers answered now (as ``any`` answers it), then
         the joined text let go (a bug report's size again, held through every parser's run otherwise; the
         triples, 512 KiB, are kept for any_case); a marker asked later joins it again."""
-        groups = list(groups)
-        self._at_line_starts([m for markers in groups for m in markers])
-        for markers in groups:
+        if groups is self.settled:  # the same tuple again: every answer is there
+            self.text = None
+            return
+        groups = groups if isinstance(groups, tuple) else list(groups)
+        plan = _planned(groups)
+        self._at_line_starts(plan.others)
+        answered = self._literals(plan)
+        for markers in plan.mixed if answered else groups:  # a group of literals alone is answered
             self.any(markers)
+        self.settled = groups if isinstance(groups, tuple) else None
         self.text = None
+
+    def _literals(self, plan: _Plan) -> bool:
+        """A short text's literal markers answered at once (True; a long text's are left to ``has``, its byte
+        triples): its runs of _GRAM characters put in a set, and a marker searched only where its last run is
+        in it (the runs the markers end with joined with the set, in C) and its first and middle too (a search
+        reads the whole text, a set's test does not; a capture lacks most of the formats' thousand literals)."""
+        todo = plan.literals - self.found.keys()
+        if not todo:
+            return True
+        text = self._joined()
+        if not text or len(text) > _SMALL:  # a long text's, counted or not (its lines' own text: TextLines)
+            return False
+        found = self.found
+        found.update(dict.fromkeys(todo, False))
+        for marker in plan.short:
+            if marker in todo:
+                found[marker] = marker in text
+        grams = set(zip(text, text[1:], text[2:], strict=False))
+        for run in grams & plan.by_run.keys():
+            for marker, runs in plan.by_run[run]:
+                if marker in todo and runs <= grams and marker in text:
+                    found[marker] = True
+        return True
 
     def _at_line_starts(self, markers: list[Marker]) -> None:
         """The patterns anchored at a line's start (each opens _LINE_START) searched in one pass, where two or
@@ -161,6 +205,43 @@ class Marks:
                    for i in range(len(cased) - 2))
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What settle asks of a text, sorted once per tuple of groups (read.py's FORMATS': the same for every text)."""
+
+    others: list[Marker]  # the markers no literal (patterns)
+    mixed: list[tuple[Marker, ...]]  # the groups holding one of them: asked after the literals are answered
+    literals: frozenset[str]
+    short: tuple[str, ...]  # literals shorter than _GRAM: searched
+    by_run: dict[tuple[str, ...], list[tuple[str, frozenset[tuple[str, ...]]]]]  # last run -> (literal, its runs)
+
+
+_PLANS: dict[int, tuple[object, _Plan]] = {}  # id of a tuple of groups -> (it, its plan); the tuple held
+
+
+def _planned(groups: tuple[tuple[Marker, ...], ...] | list[tuple[Marker, ...]]) -> _Plan:
+    """The groups' plan: kept for a tuple (its id is never another's while it is held here)."""
+    if isinstance(groups, tuple) and (kept := _PLANS.get(id(groups))) is not None and kept[0] is groups:
+        return kept[1]
+    distinct = dict.fromkeys(m for markers in groups for m in markers)
+    literals = [m for m in distinct if isinstance(m, str)]
+    by_run: dict[tuple[str, ...], list[tuple[str, frozenset[tuple[str, ...]]]]] = {}
+    for m in literals:
+        if len(m) >= _GRAM:
+            by_run.setdefault(tuple(m[-_GRAM:]), []).append((m, _runs(m)))
+    plan = _Plan([m for m in distinct if not isinstance(m, str)],
+                 [g for g in groups if not all(isinstance(m, str) for m in g)], frozenset(literals),
+                 tuple(m for m in literals if len(m) < _GRAM), by_run)
+    if isinstance(groups, tuple) and len(_PLANS) < 8:
+        _PLANS[id(groups)] = (groups, plan)
+    return plan
+
+
+def _runs(marker: str) -> frozenset[tuple[str, ...]]:
+    """The marker's first and middle run of _GRAM characters (each in a text holding it; its last indexes it)."""
+    return frozenset(tuple(marker[at : at + _GRAM]) for at in (0, (len(marker) - _GRAM) // 2))
+
+
 def may_hold(text: str) -> Callable[[str], bool]:
     """A test of whether a word may be in ``text``: False only where one of the word's byte pairs or triples
     is not in it (then neither is the word); always True for a short text (search it)."""
@@ -207,12 +288,17 @@ def holding(lines: list[Line], words: tuple[str, ...], marks: Marks | None = Non
     lines, whose byte triples tell the words it lacks without a search: only the others are tested, three
     ``in`` tests a line at most in one comprehension (a bug report's log holds few of a reader's words, and
     each word absent from a line costs a test of it on every line)."""
-    present = [w for w in words if marks is None or marks.may(w)]
+    present = list(words) if marks is None or marks.triples is None else [w for w in words if marks.may(w)]
     if not present:
         return []
     placed = getattr(lines, "holding", None)
     if placed is not None and (got := placed(present)) is not None:
         return list(got)  # lines kept as places in their text (lines.TextLines): the words found in it
+    if 1 < len(present) and len(lines) <= _JOIN_LINES:  # each word searched once in the lines joined: a reader's
+        joined = "\n".join(map(_TEXT, lines))
+        present = [w for w in present if w in joined]  # words mostly in none of them; one a line holds is in it
+        if not present:
+            return []
     if len(present) == 1:
         word = present[0]
         return [i for i, ln in enumerate(lines) if word in ln.text]

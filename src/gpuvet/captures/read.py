@@ -279,8 +279,12 @@ def _settled(text: str) -> Marks:
     (a poster's quote, each format's groups), then the text let go."""
     marks = Marks([], text)
     marks.has(_PROSE_QUOTE)
-    marks.settle(group for fmt in FORMATS for group in fmt.groups())
+    marks.settle(_GROUPS)
     return marks
+
+
+_GROUPS = tuple(group for fmt in FORMATS for group in fmt.groups())  # one tuple: Marks splits it once, and _walk's
+# settle of the Marks _settled settled answers at once
 
 
 def _kept(early: list[Marks], marks: Marks) -> Marks:
@@ -331,7 +335,7 @@ def _walk(fc: FileCapture, lines: list[Line], where: str, marks: Marks | None = 
         lines = [ln for ln in lines if not _PROSE_QUOTE.match("\n" + ln.text)]
         present = Marks(lines)
     unclaimed = _Unclaimed(lines)
-    present.settle(group for fmt in FORMATS for group in fmt.groups())  # then the joined text let go
+    present.settle(_GROUPS)  # then the joined text let go
     mode, seen, smi_at = ALL, None, 0  # seen: the lines of the format leading a SHARED run, cut when one first runs
     for fmt in FORMATS:
         if fmt.lines != SHARED:
