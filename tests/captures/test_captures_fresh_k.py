@@ -208,8 +208,6 @@ KNOWN_MISSES: dict[str, str] = {
     "nccltests_dgxspark25_allgather_2xgb10_mtu.txt": "partial: collective_results can't tell: between two hosts the "
                                                      "NICs' line rate bounds busbw and neither the log nor the model "
                                                      "gives it, so 18.9 GB/s is not judged",
-    "rigreport_club585_2x3090_x4_powercap.txt": "partial: power_cap_low is warn on both cards where the row says info "
-                                                "(the power_limit check's severity for a limit below default)",
 }
 
 

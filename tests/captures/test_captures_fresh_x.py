@@ -205,8 +205,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                  "Socket), but one host in the log is can't tell, no fallback found",
     "nvlinks_bottlerocket4418_h100_mig_off.txt": "inventory: no module from 'GPU N: NVIDIA H100 80GB HBM3 (UUID: ...)' "
                                                  "of nvidia-smi nvlink --status",
-    "rigreport_club3090_1047_a6000_markdown.txt": "inventory: the RTX A6000 listed, but the bullet's 49140 MiB is "
-                                                  "not read",
     "rocmsmi_rocm2681_w7900_plus_igpu_errors.txt": "inventory: 1 module listed, not GPU[0] and GPU[1] (the W7900 and "
                                                    "the iGPU)",
     "rocmsmi_rocm4268_mi300_monitor_empty.txt": "inventory: DID 0x74b5 (the MI300X's VF id) is not in gpuvet's pci.ids "
