@@ -22,6 +22,12 @@ def test_unified_runtime_names_read_as_their_level_zero_twins(tmp_path: Path) ->
     oom = "Native API failed. Native API returns: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)\n"
     assert set(capture_findings(tmp_path, oom)) == {("application_out_of_memory", None)}
     assert not doctor_text(tmp_path, "urDeviceGet returned UR_RESULT_SUCCESS\n")[1].get("findings")
+    # SYCL's plugin interface before UR (pi_error.def): -5 is out of device memory, as IPEX's docs say; a device not
+    # found keeps the SYCL runtime's own sentence's verdict, the name adds none
+    pi = "RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES)\n"
+    assert capture_findings(tmp_path, pi) == {("application_out_of_memory", None): "info"}
+    none = "  what():  No device of requested type available. -1 (PI_ERROR_DEVICE_NOT_FOUND)\n"
+    assert capture_findings(tmp_path, none) == {("framework_sees_no_module", None): "warn"}
 
 
 def _plog(msg: str, src: str = "hccl_socket_manager.cc:861") -> str:

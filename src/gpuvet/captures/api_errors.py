@@ -25,7 +25,7 @@ _CONTEXT = {
                 r"|\bCUDA initialization:[^\n]{0,300}?\bError \d+:\s*)",
 }
 # the words app_errors' one search finds these lines by (lower case; its _KEY_WORDS holds them)
-KEY_WORDS = ("ze_result_", "ur_result_", "dcgm_st_",
+KEY_WORDS = ("ze_result_", "ur_result_", "pi_error_", "dcgm_st_",
              "ncclinvalid", "ncclsystemerror", "ncclinternalerror", "ncclremoteerror",
              "nccltimeout", "nccl failure", "cuda failure", "cuda error", "cuda runtime error", "cuda initialization",
              *mgmt_status.KEY_WORDS)
@@ -35,8 +35,8 @@ KEY_WORDS = ("ze_result_", "ur_result_", "dcgm_st_",
 # report's many) is not searched with the long name lists
 _API_WORDS = {"cuda_api": ("cudaerror", "cuda_error", "cuda error", "cuda failure", "cuda runtime error",
                           "cuda driver error", "cuda initialization"), "nvml_api": ("nvml",), "nccl_api": ("nccl",),
-              "ze_api": ("ze_result_", *mgmt_status.ZE_WORDS), "ur_api": ("ur_result_",),  # R9C: Unified Runtime
-              "dcgm_api": ("dcgm_st_",), "hip_api": ("hiperror",),
+              "ze_api": ("ze_result_", *mgmt_status.ZE_WORDS), "ur_api": ("ur_result_",),  # R9C: Unified Runtime, SYCL PI
+              "pi_api": ("pi_error_",), "dcgm_api": ("dcgm_st_",), "hip_api": ("hiperror",),
               # MGL: the management libraries' names, numbers and init words (captures/mgmt_status.py)
               "amdsmi_api": ("amdsmi",), "rsmi_api": ("rsmi", "rocm smi"), "hlml_api": ("hlml",)}
 
