@@ -40,6 +40,10 @@ def test_kwins_pageflip_timeouts_name_the_driver_and_one_alone_is_a_note(tmp_pat
     assert capture_findings(tmp_path, amd) == {(_HANG, "an AMD module, bus id not in the log"): "warn"}
     code, data = doctor_text(tmp_path, kwin.format(0, "xe"))  # read (was refused), nothing judged
     assert code == 0 and not data["findings"]
+    # nvidia-drm's own words for the same fact (kernel-open/nvidia-drm/nvidia-drm-crtc.c)
+    nv = "[drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Flip event timeout on head 0"
+    assert capture_findings(tmp_path, _times(nv)) == {(_HANG, "bus id not in the log"): "warn"}
+    assert capture_findings(tmp_path, _times(nv, 1)) == {}
     virtual = "".join(kwin.format(i, "virtio_gpu") for i in range(5))  # a VM's display: no GPU's fault
     code, data = doctor_text(tmp_path, virtual)
     assert code == 0 and not data["findings"]

@@ -3,7 +3,8 @@ graphics driver alike: DRM's atomic helpers ('[drm:drm_atomic_helper_wait_for_fl
 *ERROR* [CRTC:82:crtc-0] flip_done timed out', '[CRTC:363:crtc-0] commit wait timed out', '[PLANE:360:plane-6]
 commit wait timed out', 'hw_done or flip_done timed out'; drivers/gpu/drm/drm_atomic_helper.c) under i915's, xe's
 or amdgpu's prefix, and KDE's compositor, KWin ('kwin_wayland_drm: Pageflip timed out! This is a bug in the xe
-kernel driver', src/backends/drm/drm_pipeline.cpp), which prints it once per flip that never completed.
+kernel driver', src/backends/drm/drm_pipeline.cpp), which prints it once per flip that never completed; and
+nvidia-drm's 'Flip event timeout on head 0', the same fact on NVIDIA's display path.
 
 One timeout is a modeset or a hotplug the pipeline got past: read, a note. The same pipeline timing out again and
 again (REPEATED or more on one module) is a display engine that stopped completing flips: the desktop freezes,
@@ -30,6 +31,9 @@ _HEAD = 400  # characters of a line searched
 _DRM_TIMEOUT = re.compile(r"\b(?:hw_done or )?flip_done timed out|\bcommit wait timed out")
 _DRM = re.compile(r"\[drm(?::[\w.]+(?: \[\w+\])?)?\]")
 _KWIN = re.compile(r"\bPageflip timed out! This is a bug in the ([\w-]{1,24}) kernel driver")
+# nvidia-drm's own (kernel-open/nvidia-drm/nvidia-drm-crtc.c, NV_DRM_DEV_LOG_ERR: '[drm:nv_drm_atomic_commit
+# [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Flip event timeout on head 0'): a flip's event never came
+_NV_FLIP = re.compile(r"\bFlip event timeout on head \d+")
 _KWIN_AFTER = re.compile(r"kwin_wayland.{0,40}(?:Please report this at|With the output of 'sudo dmesg')")
 _TAG_DRIVER = re.compile(r"\[drm:\w+ \[(amdgpu|i915|xe|nouveau|radeon)\]\]")
 _VIRTUAL = frozenset(
@@ -63,12 +67,12 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     seen: dict[str, list[Line]] = {}  # a module's timeout lines
     drivers: dict[str, str] = {}
     noted = 0
-    for i in holding(lines, ("timed out",), marks):
+    for i in holding(lines, ("timed out", "Flip event timeout"), marks):
         ln = lines[i]
         head = ln.text[:_HEAD]
         driver = _driver(head)
-        if driver is None or "nvidia" in driver and _KWIN.search(head) is None:
-            continue  # nvidia-drm's kernel lines: the NVIDIA readers'
+        if driver is None:
+            continue
         out.claimed.add(ln.no)
         if driver in _VIRTUAL:
             noted += 1
@@ -108,11 +112,13 @@ def _driver(head: str) -> str | None:
     """The driver a timeout line is of ('' for DRM's helpers with no driver named), None where it is none."""
     if (k := _KWIN.search(head)) is not None:
         return k.group(1)
-    if _DRM_TIMEOUT.search(head) is None or _DRM.search(head) is None:
-        return None
+    if _NV_FLIP.search(head) is not None:
+        return "nvidia-drm"
+    if _DRM_TIMEOUT.search(head) is None or _DRM.search(head) is None or "nvidia" in head:
+        return None  # nvidia-drm's DRM lines: the NVIDIA readers' (a flip error there is read as can't tell)
     if (t := _TAG_DRIVER.search(head)) is not None:
         return t.group(1)
-    return kernel_unknown.driver_of(head) or ("nvidia" if "nvidia" in head else "")
+    return kernel_unknown.driver_of(head) or ""
 
 
 def _module(head: str, driver: str) -> str:
