@@ -119,3 +119,16 @@ def test_memory_said_to_have_no_ecc_is_no_lead(tmp_path: Path) -> None:
             "8 x 16 GB LPDDR5X-8000 (Micron), total 128 GB\nNo ECC / No ECC -- all memory errors are silent\n")
     code, found = _doctor(tmp_path, text)
     assert code != 2 and [f for f in found if f[0] in ("warn", "critical")] == []
+
+
+def test_a_machine_check_quoted_in_a_poster_s_sentence_is_read_on_the_host(tmp_path: Path) -> None:
+    text = 'On my node dmesg printed "mce: [Hardware Error]: CPU 9: Machine Check: 0 Bank 5: bea0000000000108" ' \
+           "and the machine rebooted.\n"
+    code, found = _doctor(tmp_path, text)
+    assert [(f[1], f[2]) for f in found] == [("host_machine_check", "host CPU 9 (MCA bank 5)")]  # a quote: the
+    # quoted readers' severity
+    asked = 'What does "mce: [Hardware Error]: CPU 9: Machine Check: 0 Bank 5: bea0000000000108" mean?\n'
+    path = tmp_path / "asked.txt"
+    path.write_text(asked, encoding="utf-8")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["doctor", "--from", str(path)]) in (0, 2)  # a question about the line: no finding

@@ -117,7 +117,10 @@ def quoted(lines: list[Line]) -> tuple[list[DimmErrors], set[int]]:
             if m is not None and reported(ln.text, m.start(), m.end()):
                 found.append(ln)
     findings = dimm_findings(found)
-    return findings, {ln.no for ln in found} if findings else set()
+    from gpuvet.captures import host_ras  # R9B: a machine check record quoted whole, judged as host_ras reads it
+
+    more, said = host_ras.quoted(lines, reported)
+    return findings + more, ({ln.no for ln in found} if findings else set()) | said
 
 
 def _place(label: str) -> str:

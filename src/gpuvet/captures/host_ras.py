@@ -10,13 +10,14 @@ is the node's ('host …' places), never a GPU's. Memory without ECC is a fact s
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpuvet.captures.host_errors import CE_REPEATED, UNCORRECTED, DimmErrors
 from gpuvet.captures.text import Line
 from gpuvet.knowledge import threshold
 
-MCE, MCE_REPEATED = "host_machine_check", "host_machine_check_repeated"  # kernel_messages.yaml's: a CPU bank's
+MCE, MCE_REPEATED = KINDS = ("host_machine_check", "host_machine_check_repeated")  # kernel_messages.yaml's: a CPU bank's
 # linux arch/x86/kernel/cpu/mce/core.c print_mce: 'mce: [Hardware Error]: CPU 9: Machine Check: 0 Bank 5:
 # bea0000000000108' (' Exception' where MCG_STATUS.MCIP: the exception being handled, a panic's)
 _KERNEL = re.compile(
@@ -180,6 +181,20 @@ def _one(
             "",
         )
     return None
+
+
+def quoted(lines: list[Line], reported: Callable[[str, int, int], bool]) -> tuple[list[DimmErrors], set[int]]:
+    """A poster's sentences quoting a machine check record whole (app_errors.reported: their own system's), judged
+    as the record itself (host_errors.quoted, where nothing else in the file was read)."""
+    records = []
+    for ln in lines:
+        s = ln.text
+        if ("Machine Check" in s or "_STATUS[" in s) and (m := _KERNEL.search(s) or _AMD.search(s)) is not None:
+            if reported(s, m.start(), m.end()):
+                source = "amd" if m.re is _AMD else "kernel"
+                records.append(_status(source, m.group(1), m.group(2), m.group(3), ln, _MEMORY.search(s) is not None)[0])
+    found = _findings(records)
+    return found, {r.line.no for r in records} if found else set()
 
 
 def _status(source: str, cpu: str, bank: str, word: str, ln: Line, dram: bool) -> tuple[_Record, str]:
