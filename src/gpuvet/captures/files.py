@@ -9,6 +9,8 @@ from pathlib import Path
 def once_each(paths: list[str], notes: list[str]) -> list[str]:
     """Each file once: one given twice (the same path, or a link to it) is read once and said so; two
     files of the same content are two files (their modules meet as duplicates, and are said so there)."""
+    if len(paths) < 2:  # nothing to find twice: no path resolved (a realpath is a stat of each of its parts)
+        return list(paths)
     seen: dict[str, str] = {}
     out = []
     for path in paths:
