@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 _MADE = tuple.__new__  # as text.clean makes its Lines: a Python __new__ per line would cost a call each
 _STEP = 1 << 20  # characters of the text read at a time where its line ends are found
+_FOUND_FIRST = 1 << 16  # characters: lines spanning no more are searched for each word once before its places
 _SEARCHED = 1 << 18  # characters of it searched at a time for words (_places: its arrays ~1 MiB, not a bug report's peak)
 
 
@@ -200,6 +201,8 @@ class TextLines(list[Line]):  # a list to every reader's annotation; its own lis
         starts, ends = np.frombuffer(self.starts, dtype=np.uint32), np.frombuffer(self.ends, dtype=np.uint32)
         found = [np.zeros(0, dtype=np.intp)]
         searched = words if self.may is None else [w for w in words if self.may(w)]  # one the text's byte triples
+        if hi - lo <= _FOUND_FIRST:  # a short span: a word it lacks told by one find, no arrays made for it
+            searched = [w for w in searched if text.find(w, lo, hi) >= 0]
         for word, where in _places(text, searched, lo, hi):  # rule out is in none of its lines: unsearched
             lines = np.searchsorted(starts, where, side="right") - 1  # the line each place is on
             found.append(lines[where + len(word) <= ends[lines]])  # the word whole on it (before its end's blanks)
