@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures import verbs_unseen
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
@@ -56,6 +57,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     if at:
         _nvidia(lines, at, out)
         _verbs(lines, at, out)
+        verbs_unseen.read(lines, at, out)  # R10C: devices libibverbs lists but cannot reach
         denied = next((lines[i] for i in at if "renderD" in lines[i].text and _RENDER_DENIED.search(lines[i].text)), None)
         if denied is not None:
             out.claimed.add(denied.no)

@@ -29,7 +29,7 @@ _TEXT = 400  # characters of a line kept as evidence: a WARN line with its GIDs 
 # host:pid:tid [dev] (or host:pid [dev]), then the source file:line and, in newer builds, the function ('(nvlsAllocateMem)')
 _LOG = lazy(
     # (a run of '*' or 'x' taken from its start only: linear on a long one, review 55)
-    r"(?:(?:(?P<redacted><[\w .-]{1,62}>|(?<!\*)\*{2,}|(?<!x)x{3,}|(?<!X)X{3,})|(?P<host>(?!\d+:)[A-Za-z0-9][\w.-]{0,62})):"
+    r"(?:(?:(?P<redacted><[\w .-]{1,62}>|(?<!\*)\*{2,}|(?<!x)x{3,}|(?<!X)X{3,})|(?P<host>(?!\d+:|\.*:)[\w.-]{1,63})):"
     # pid:tid as printed, or masked by the poster, the tid with it or not ('host-01.example.com:XXXXXX [5]')
     r"(?:(?P<pid>\d{1,9}):(?P<tid>\d{1,9})|(?:X{2,}|x{2,}|\*{2,}|<[\w .-]{1,20}>)(?::(?:\d{1,9}|X{2,}|x{2,}))?)"
     r"\s+\[(?P<dev>\d{1,4})\]\s+)?"

@@ -189,6 +189,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "rocr_kfd_open_failed": _Meaning("framework_sees_no_module", MEDIUM),  # R7A: /dev/kfd's open, another errno
     "nvidia_device_files_missing": _Meaning("gpu_device_files_missing", MEDIUM),  # R7A: captures/absent_stack
     "rdma_no_usable_device": _Meaning("rdma_no_usable_device", MEDIUM),
+    "rdma_device_not_visible": _Meaning("rdma_devices_partly_unusable", MEDIUM),  # R10C: captures/verbs_unseen
     "nvidia_device_files_absent": _Meaning("no_modules_visible", HIGH),  # as smi_no_driver's '/dev/nvidiactl' absent
     "rocr_kfd_no_gpu_node": _Meaning("framework_sees_no_module", MEDIUM),  # R4A: KFD's topology holds the CPU alone
     "gpu_runtime_missing": _Meaning("framework_sees_no_module", MEDIUM),  # sycl-ls/clinfo: CPU, emulation only

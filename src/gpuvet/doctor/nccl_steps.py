@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpuvet.captures.hccl_links import peer as link_peer
 from gpuvet.checks.model import Json
+from gpuvet.doctor import rdma_verdicts
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -135,7 +136,7 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
         named = _family(logs, label, items) if kind in ("init", *_RUNTIME) and first.at.lib != "HCCL" else None
         out.append(found if named is None else _as_p2p(found, named[1]) or _async_event(_family_cause(replace(
             found, title=named[0], fix=named[2], evidence={**named[1], **found.evidence}))))
-    return _peer_unreachable(out)
+    return rdma_verdicts.judge(logs, _peer_unreachable(out))  # R10C: N of M HCAs failed, a port gone down
 
 
 def _links_in_setup(failures: list[LogFailure]) -> list[LogFailure]:
