@@ -144,7 +144,14 @@ def hosts_apart(fc: FileCapture, lines: list[Line], prefixed: dict[int, str]) ->
     """Issue 46: a paste whose shell prompts name several machines: lspci's GPUs of a host whose driver listing the
     paste does not hold are not that listing's, one bus id listed by two hosts is said (captures/prompt_hosts.py);
     read.py asks once, after choose_smi."""
-    if (fc.lspci.gpus or fc.smi is not None) and (prefixed or any("@" in ln.text for ln in lines)):
+    if (fc.lspci.gpus or fc.smi is not None) and (prefixed or _holds_at(lines)):
         from gpuvet.captures import prompt_hosts
 
         prompt_hosts.apart(fc.lspci, fc.smi, lines, prefixed)
+
+
+def _holds_at(lines: list[Line]) -> bool:
+    """Whether a line holds '@' (a user@host prompt's): lines kept as the whole of their text (lines.TextLines, a
+    bug report's) ask that text once, at C speed, instead of making each line to test it."""
+    whole = getattr(lines, "joined", lambda: None)()
+    return "@" in whole if isinstance(whole, str) else any("@" in ln.text for ln in lines)
