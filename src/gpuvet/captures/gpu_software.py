@@ -53,6 +53,9 @@ _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("amdgpu driver", lazy(r"\bamdgpu\b")),
     ("ROCm/HIP runtime", lazy(r"\bROCm\b|\bhip[A-Z]\w+|\bHSA_STATUS_\w+|\bhsa_\w+")),
     ("CUDA runtime", lazy(r"\bcuda[A-Z]\w+|\bCUDA_ERROR_\w+|\bCUresult\b")),
+    # R10B: a Python traceback's frame in a PyTorch install (its site-packages, a 'pytorch_1.11.0' environment): a
+    # GPU program's own stack, cut before its error or holding none gpuvet reads, said as such, never refused
+    ("PyTorch program (a Python traceback)", lazy(r"^\s*File \"[^\"]*/(?:site-packages/torch|pytorch[\w.-]*)/")),
 )
 # XR1: nvidia-smi's own table lines (its frame, banner, header, a row cut after its index): the tool's words, never a
 # poster's table of readings

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuvet.captures import (
     accel_runtime,
+    accel_runtime_lines,
     cluster_texts,
     exporter_text,
     health_events,
@@ -195,6 +196,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     exporter_text.read(lines, out, marks)  # a non-GPU exporter's Prometheus text: read, not judged (R5B)
     node_services.read(lines, out, marks)  # systemd: DCGM's host engine unit failed (R5B)
     accel_runtime.read(lines, out, marks)  # nrtd, tpu-info, any vendor's device plugin in kubelet, gpud fabric (R8B)
+    accel_runtime_lines.read(lines, out, marks)  # the Neuron runtime's crash report header: versions, no fault (R10B)
+    accel_runtime_lines.read_ascend(lines, out, marks)  # Ascend DSMI could not count the NPUs (R10B)
     health_events.read(lines, out, marks)  # NVSentinel's health monitors: read, a failure left to others (R9C)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))

@@ -7,7 +7,10 @@ CANN's (captures/ascend_errors.py: the same records doctor judges as a collectiv
 The status is decoded by synapse_common_types.h's synStatus enum (the Gaudi documentation's table of the same
 codes). A call that acquires or opens the device, or a check inside the library's device set-up (initDevice,
 server type, the device's controller), failing is a set-up failure: the job never ran, most often the node's
-configuration (the server type the library is built for, another process holding the device), not the module."""
+configuration (the server type the library is built for, another process holding the device), not the module.
+R10B: the PyTorch bridge's framing, ``synStatus=20 [Device already acquired] Device acquire failed.``, is read
+as the call's; synDeviceAlreadyAcquired (20), in either framing, is the device held by another process or
+container: the driver's or the device's state (kind "held", doctor's api_reports_driver_state), not a collective."""
 
 from __future__ import annotations
 
@@ -36,6 +39,9 @@ _CALL = re.compile(r"\b(?P<call>syn[A-Z]\w{2,60})\s*\([^)\n]{0,120}\)\s*failed w
                    r"\s*:?\s*(?P<code>\d{1,3})\b")
 _CHECK = re.compile(r"(?P<file>\w{1,80}\.(?:cpp|cc|h|hpp))::(?P<line>\d{1,6})\((?P<fn>\w{1,60})\): The condition "
                     r"\[.{0,120}?\] failed\.\s*(?P<msg>\S.{0,200})$")
+# the bridge's own framing (habana_frameworks' synapse helpers): the status, its name in words, the message
+_BRACKET = re.compile(r"\bsynStatus\s*=\s*(?P<code>\d{1,3})\s*\[(?P<name>[^\]\n]{1,60})\]\s*(?P<msg>[^`\n]{0,200})")
+_HELD = 20  # synDeviceAlreadyAcquired: another process or container holds the device
 _SETUP = re.compile(r"Acquire|Open|Init|initDevice|server type|controller|Comm(?:Init|Config)", re.I)
 
 
@@ -66,12 +72,19 @@ def _failure(ln: Line) -> LogFailure | None:
         name = _STATUS[code] if code < len(_STATUS) else "an unknown synStatus"
         message = f"{c['call']} failed: synStatus {code} ({name})"
         source, what = c["call"], c["call"]
+    elif (b := _BRACKET.search(text)) is not None and int(b["code"]) != 0:
+        code = int(b["code"])
+        name = _STATUS[code] if code < len(_STATUS) else "an unknown synStatus"
+        message = f"Synapse: synStatus {code} ({name}, '{b['name'].strip()}') {b['msg'].strip()}".strip()
+        source, what = "synStatus", b["msg"]
     elif (h := _CHECK.search(text)) is not None:
         message = f"Habana HCL check failed in {h['fn']}: {h['msg'].strip()}"
         source, what = f"{h['file']}:{h['line']}", f"{h['fn']} {h['msg']}"
     else:
         return None
     at = LogLine(ln.no, LIB, "ERROR", None, None, None, source, message[:_TEXT], text[:_TEXT])
+    if f"synStatus {_HELD} (" in message:
+        return LogFailure("held", at)
     return LogFailure("init" if _SETUP.search(what) else "runtime", at)
 
 

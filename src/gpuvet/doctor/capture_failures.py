@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import SMI_MESSAGES, ModuleHealth
+from gpuvet.doctor import bench_cuda
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, causes, finding
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
@@ -262,6 +263,7 @@ def benchmark_failures(ev: Evidence) -> Outcome:
             continue  # collective_results names the sizes from the #wrong column
         cause = {"out_of_bounds": "data_corruption_in_transfer", "alone": "nccl_tests_without_mpi",
                  "stalled": "collective_test_stalled"}.get(f.kind, "collective_test_failed")
+        cause = bench_cuda.cause(f.kind, f.message) or cause  # R10B: the CUDA runtime's own words name the state
         fix = {"collective_test_failed": COLLECTIVE_FIX, "data_corruption_in_transfer": CORRUPTION_FIX}.get(
             cause, {}).get(f.tool)
         first = _first_runtime_error(ev, f.line) if cause == "collective_test_failed" else None

@@ -28,7 +28,8 @@ _CAUSE = {"init": "collective_init_failed", "nvls": "nvls_setup_failed", "runtim
           "stalled": "collective_stalled", "ib_resource": "nccl_ib_resource_failed",
           "ib_memory": "nccl_ib_memory_registration_failed", "ib_device": "nccl_ib_device_failed",
           "cuda_oom": "nccl_cuda_out_of_memory", "unnamed": "collective_runtime_error",
-          "link": "collective_link_failed"}  # R9C: HCCL's link to a peer device not set up (captures/hccl_links)
+          "link": "collective_link_failed",  # R9C: HCCL's link to a peer device not set up (captures/hccl_links)
+          "held": "api_reports_driver_state"}  # R10B: Gaudi's device already acquired (captures/synapse_errors)
 _RUNTIME = ("runtime", "unnamed")  # a WARN while the job ran; one no failure word marked (a lead, nccl_warns.UNNAMED)
 _IB = ("ib_resource", "ib_memory", "ib_device")  # a verbs call of NET/IB failed: the RDMA setup, any step
 _LINES = 16  # line numbers kept per finding
@@ -42,7 +43,8 @@ def nccl_log(ev: Evidence) -> Outcome:
     logs = ev.captures.nccl_logs
     if not logs:
         return unknown(NO_LOG)
-    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", "unnamed", "link", *_IB))
+    found = _failure_findings(logs, ("init", "nvls", "runtime", "stalled", "cuda_oom", "unnamed", "link", "held",
+                                     *_IB))
     found += _peer_refused(logs) + _npu_runtime(logs) + _fallbacks(logs, ev)
     more, cited, said = _transport_verdict(logs)
     found += more or _ib_unavailable(logs)
