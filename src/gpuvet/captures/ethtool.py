@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import ACTIVE, ETHTOOL_ERRORS, ETHTOOL_LINK_DOWNS, LINK_UP, UNKNOWN, Nic, NicPort
+from gpuvet.captures import ethtool_module
 from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
@@ -73,9 +74,11 @@ def parse(lines: list[Line]) -> EthtoolParse:
         if _line(ln.text, r):
             r.claimed.add(ln.no)
     ports = [p for p in r.ports.values() if p.settings or p.info or p.counters][:MAX_PORTS]
+    module = ethtool_module.read([ln for ln in lines if ln.no not in r.claimed])  # R10D: -m, a module's EEPROM
     if not ports:
-        return EthtoolParse()
-    return EthtoolParse(nics=[_nic(p) for p in ports], kinds=[KIND], claimed=r.claimed)
+        return EthtoolParse(kinds=[ethtool_module.KIND], claimed=module) if module else EthtoolParse()
+    return EthtoolParse(nics=[_nic(p) for p in ports], kinds=[KIND] + [ethtool_module.KIND] * bool(module),
+                        claimed=r.claimed | module)
 
 
 # what a line outside a block must hold to open one (or be a grep'd error counter): a literal test before any pattern

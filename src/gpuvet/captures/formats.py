@@ -491,8 +491,8 @@ FORMATS: tuple[Format, ...] = (
     Format("npu-smi info", "npu", _listed("npu_smi.parse"), SHARED, markers=_NPU_MARKS),
     Format("xpu-smi", "xpu", _listed("xpu_smi.parse"), SHARED,
            markers=("Device ID", "DeviceId", "xpu-smi", "XPUM_STATS_", '"device_list"', '"pci_bdf_address"',
-                    '"component_list"', '"device_name"', '"core_temperature"', "Level Zero Version")),  # a box's header,
-    # dump's header, stats' command line, stats -j's metric names, discovery/health/diag -j's keys (xpu_smi_json)
+                    '"component_list"', '"device_name"', '"core_temperature"', "Level Zero Version", "Device Name:")),
+    # a box's header, dump's, stats' command, stats -j's metrics, discovery/health/diag -j's keys, a headless row
     Format("xpu-smi table", "xpu", _listed("xpu_smi_table.parse"), SHARED, adds=True,
            markers=("XPU-SMI", "xpu-smi")),  # the default table's title box, or the bare command above its rows
     # the runtimes' own logs: before -q, whose `Key : value` they resemble

@@ -36,7 +36,7 @@ MAX_NICS = 256
 # ethtool's views of an Ethernet port (captures/ethtool.py, read beside these): its block heads, -i's bus line, its
 # command line, a grep'd error counter's name (mlx5's '_phy', ice's '.nic', bnxt_en's FCS, the netdev's CRC)
 ETHTOOL_MARKS = ("NIC statistics:", "Link detected:", "bus-info:", "Settings for ", "ethtool", "_phy:", ".nic:",
-                 "rx_fcs_err", "rx_crc_errors")
+                 "rx_fcs_err", "rx_crc_errors", "Transceiver codes", "Module temperature", "Laser bias current")  # -m
 # the RDMA fabric's own tools (captures/ib_fabric.py), the words one of which each line their readers read holds:
 # rdma_tool's (a link line's states, a statistic or resource line's device after 'link ' by the RDMA drivers' device
 # names, rdma dev's and resource's, -j's, -d's caps, ibv_devices', sminfo's), ib_diags' (iblinkinfo's, ibnetdiscover's,

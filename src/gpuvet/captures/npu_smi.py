@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures import npu_topo
+from gpuvet.captures import mx_smi, npu_listing, npu_topo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.records import ListedModule, ListedParse, StateReading
 from gpuvet.captures.text import TEMP_C, Line, number, reading
@@ -45,12 +45,16 @@ def _cells(text: str) -> list[str]:
 def parse(lines: list[Line]) -> ListedParse:
     """The chips of every ``npu-smi info`` table in the lines, and the ``npu-smi info -t topo``
     matrix (captures/npu_topo) when the file holds one."""
+    if (mx := mx_smi.parse(lines)) is not None:  # R10D: nvidia-smi's layout, a GPU's bus id in its first row
+        return mx
     out = ListedParse()
     npu_topo.parse(lines, out)
     _health(lines, out)
+    health = bool(out.modules)
+    npu_listing.read(lines, out)  # R10D: -l's NPU ID blocks, -t TYPE's key/value lines (not nvidia-smi -q's)
     lines = [ln for ln in lines if ln.no not in out.claimed]
     if not any(_HEAD.match(ln.text) for ln in lines) and not _has_rows(lines):
-        if out.modules:
+        if health:
             out.kinds.append("npu-smi info -t health")
         return out
     hbm = any("HBM-Usage" in ln.text for ln in lines)
@@ -63,7 +67,7 @@ def parse(lines: list[Line]) -> ListedParse:
         cells = _cells(ln.text)
         if len(cells) < 3:
             continue
-        if _BUS.match(cells[1]) and first is not None:
+        if _BUS.match(cells[1]) and first is not None and all(c.isdigit() for c in cells[0].split()):  # a chip row
             if not ln.text.rstrip().endswith("|"):
                 out.notes.append(f"npu-smi: line {ln.no}: the chip's second row is cut after its bus id: listed, "
                                  "its memory not read")

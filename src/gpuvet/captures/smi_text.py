@@ -17,6 +17,7 @@ from gpuvet.captures import nv_driver_faults
 from gpuvet.captures.dedupe import merge_smi
 from gpuvet.captures.lines import TextLines, starting, walk
 from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiProcess, SmiTextModule
+from gpuvet.captures.smi_q_marks import q_marked
 from gpuvet.captures.text import CLOCK_MHZ, MAX_MODULES, TEMP_C, Line, integer, number, ranges, reading
 from gpuvet.errors import CaptureError
 
@@ -154,7 +155,8 @@ def _key_value(r: _Reader, ln: Line, kv: re.Match[str]) -> None:
 def _finish(r: _Reader) -> SmiText:
     """The modules that hold fields, merged where -q was printed twice, with the notes of the pass."""
     out = r.out
-    read = [m for m in out.modules if m.fields and not _stray_pid(m)]
+    read = [m for m in out.modules if m.fields and not _stray_pid(m)  # R10D: a block without its GPU line by -q's names
+            and (not m.bus_id.startswith(UNNAMED) or q_marked(list(m.fields)))]
     out.notes += _named_by_bus_field(read)
     out.notes += _cut(read)
     out.modules, twice = merge_smi(read)  # -q twice (bug reports): one module

@@ -259,7 +259,7 @@ def _matrix(lines: list[Line], at: int | None, where: str) -> TopoMatrix | None:
     missing = [d for d in header if d not in topo.devices]
     if missing:
         topo.notes.append(f"topo -m: {', '.join(missing)} named in the header have no row (the capture is cut): "
-                          "a GPU without its row is left out of the node, not guessed; a NIC is kept only "
+                          "a GPU without its row is listed as 'row cut', its links not guessed; a NIC is kept only "
                           "through the cells of the rows read")
     _fused_note(lines, topo)
     if rows_cut:

@@ -58,6 +58,10 @@ def parse(lines: list[Line]) -> ListedParse:
             boxes.append(box)
             out.claimed.add(ln.no)
             continue
+        if box is None and left.isdigit() and right.startswith("Device Name:"):  # R10D: a discovery box cut above
+            box = _Box("discovery", [])  # its header: a device's first row still opens it (each keyed by its id)
+            boxes.append(box)
+            out.notes.append(f"xpu-smi discovery: line {ln.no}: the box's header is cut; read from device {left}'s row")
         if box is None:
             continue
         if box.kind == "discovery":

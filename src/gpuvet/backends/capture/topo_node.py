@@ -20,6 +20,7 @@ from gpuvet.node.matrix import link_matrix
 from gpuvet.node.model import Endpoint, EndpointKind, Host, Link, LinkKind, Module, Node
 from gpuvet.node.relations import PcieRelation
 
+_CUT = "unknown (topo -m; its row cut)"  # R10D: named in the header, its row not in the capture: listed as cut
 _MAX_NVLINKS_PER_MODULE = 18  # the most any module has; more per module means a switch
 
 
@@ -149,7 +150,7 @@ def topo_modules(topo: TopoMatrix, node: Node) -> list[ModuleInfo]:
     u = Unavailable("not in the captured file")
     known = {m.id: m.model.name for m in node.modules}
     gpus = [d for d in (topo.header or topo.devices) if re.fullmatch(r"GPU\d+", d)]
-    return [ModuleInfo(_id(g), known.get(_id(g), "unknown (topo -m)"), False, *(u,) * 15,
+    return [ModuleInfo(_id(g), known.get(_id(g), _CUT if g not in topo.devices else "unknown (topo -m)"), False, *(u,) * 15,
                        numa_node=topo.numa[g] if topo.numa.get(g) is not None else u,  # type: ignore[arg-type]
                        cpu_affinity=_column(topo, g, "CPU Affinity", u),
                        gpu_numa_id=_numa_id(topo, g, u)) for g in gpus]
