@@ -15,8 +15,8 @@ from gpuvet.errors import CaptureError
 
 UNREAD_GPU_DRIVERS = {  # each driver's own words (Linux prints them so); no reader of gpuvet reads them
     "nvidia-modeset": "[  100.000001] nvidia-modeset: ERROR: GPU:0: Idling display engine timed out: 0x0000c67e:0:0:1128",
-    "drm": "[  100.000003] [drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Flip "
-           "event timeout on head 0",
+    # nvidia-drm's 'Flip event timeout on head 0' is read now (session 65, R9D 9f1d8cd, captures/kernel_flips.py: one a
+    # display-path note, three or more display_pipeline_hang), as DRM's flip_done timeouts are
     # nouveau's and radeon's lines are read now (issue 46, captures/kernel_unknown.py: their error lines a lead)
     "habanalabs": "[  300.000001] habanalabs hl0: Received H/W interrupt 36 [TPC0_QM], critical error",  # issue 46:
     # its 'Device is NOT usable' is read now (captures/accel_tools.py), this line is not

@@ -313,7 +313,12 @@ def test_every_nvrm_message_kind_is_still_found_behind_its_word_filter():
             "nv_not_back_on_bus": "NVRM: GPU 0000:18:00.0: Timeout GPU not back on the bus after reset",
             "nv_vbios_boot_failed": "NVRM: GPU 0000:18:00.0: VBIOS boot failed!!",
             "nv_device_start_failed": "NVRM: GPU 0000:18:00.0: pci_enable_device failed, aborting",
-            "nv_bar1_lost": "NVRM: GPU 0000:18:00.0: Failed to re-allocate BAR1."}
+            "nv_bar1_lost": "NVRM: GPU 0000:18:00.0: Failed to re-allocate BAR1.",
+            # session 65 (R9A, captures/nv_driver_faults.py): the stack frame the driver dumps when a GSP RPC times
+            # out, and the NVLink discovery failure of the open modules' knvlink code
+            "nv_gsp_rpc_stack": "[ 5000.000001]  _kgspRpcRecvPoll+0x1c5/0x5d0 [nvidia]",
+            "nv_nvlink_discovery_failed": "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's "
+                                          "postRxDetLinkMask failed!"}
     assert set(said) == {k.kind for k in kernel.NVRM_MESSAGES}
     for kind, line in said.items():
         assert [e.kind for e in kernel.parse(clean(line + "\n").lines).events] == [kind], kind

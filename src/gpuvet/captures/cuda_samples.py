@@ -69,7 +69,7 @@ _BT_DEVICE = lazy(r"^\s*Device (\d{1,4}): (.{1,96}?)\s*$")
 _BT_SECTION = lazy(r"^\s*(Host to Device|Device to Host|Device to Device) Bandwidth, (\d+) Device\(s\)\s*$")
 _BT_MEMORY = lazy(r"^\s*(PINNED|PAGEABLE) Memory Transfers\s*$")
 _BT_UNIT = lazy(r"^\s*Transfer Size \(Bytes\)\s+Bandwidth\((GB|MB)/s\)\s*$")
-_BT_ROW = lazy(r"^\s*(\d+)\s+([\d.]+)\s*$")
+_BT_ROW = lazy(r"^\s*(\d+)\s+(\d+(?:\.\d+)?)\s*$")  # a size and its figure; "12899.9..." is no figure
 _BT_OTHER = lazy(r"^\s*(?:\[CUDA Bandwidth Test\] - Starting|Running on\.\.\.|Quick Mode|Range Mode|Shmoo Mode|"
                  r"NOTE: The CUDA Samples are not meant)")
 
