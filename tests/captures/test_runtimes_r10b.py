@@ -25,7 +25,8 @@ def test_synapse_device_already_acquired_is_the_device_held_in_either_framing(tm
     # another status keeps its reading (a device the call could not find is the call's set-up, as before)
     other = "synDeviceAcquire(&handle, nullptr) failed with synapse error: 8\n"
     assert _HELD not in capture_findings(tmp_path, other)
-    assert not doctor_text(tmp_path, "synStatus=0 [Success] Device acquired.\n")[1].get("findings")
+    code, data = doctor_text(tmp_path, "synStatus=0 [Success] Device acquired.\n")  # read, never refused
+    assert code == 0 and not data["findings"]
 
 
 def test_nccl_tests_cuda_failure_takes_the_cuda_errors_own_class(tmp_path: Path) -> None:

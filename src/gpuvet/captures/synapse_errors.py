@@ -51,6 +51,9 @@ def read(lines: list[Line], out: NcclLog) -> None:
     for ln in (lines[i] for i in holding(lines, MARKERS)):
         failure = _failure(ln)
         if failure is None:
+            if _succeeded(ln.text):  # R10B: a status of success is the runtime's line, read and no failure
+                out.claimed.add(ln.no)
+                out.lines += 1
             continue
         out.claimed.add(ln.no)
         out.lines += 1
@@ -86,6 +89,12 @@ def _failure(ln: Line) -> LogFailure | None:
     if f"synStatus {_HELD} (" in message:
         return LogFailure("held", at)
     return LogFailure("init" if _SETUP.search(what) else "runtime", at)
+
+
+def _succeeded(text: str) -> bool:
+    """A Synapse status of 0 (synSuccess) in either framing."""
+    found = _CALL.search(text) or _BRACKET.search(text)
+    return found is not None and int(found["code"]) == 0
 
 
 def _counted(failure: LogFailure) -> LogFailure:
