@@ -112,8 +112,9 @@ def test_topo_cut_rows_listed_as_cut(tmp_path: Path) -> None:
 
 
 # a word a module's line holds, whoever's tool printed it: the cap on how many modules a text can list
-_MODULE_WORD = re.compile(r"gpu|npu|xpu|hpu|tpu|card|device|chip|accelerator|neuron|nvidia|amd|radeon|tesla|"
-                          r"geforce|quadro|instinct|\barc\b|gaudi|ascend|tenstorrent|metax|\bdev\b|\bbus|\d+:\d+\.\d|^\W*\d{1,4}\b", re.I)
+_MODULE_WORD = re.compile(r"gpu|npu|xpu|hpu|tpu|card|device|chip|accelerator|neuron|nvidia|nvrm|xid|pci|amd|radeon|"
+                          r"tesla|geforce|quadro|instinct|\barc\b|gaudi|ascend|tenstorrent|metax|\bdev\b|\bbus|"
+                          r"\d+:\d+\.\d|^\W*\d{1,4}\b", re.I)
 # (the last: a per-device row that starts with the device's index, a bandwidth matrix's)
 _SAMPLE = ("fresh_as/ethtoolm_beszel554_sfp_module_temp.txt", "fresh_as/ethtoolm_nixpkgs145429_sfp28_sr.txt",
            "fresh_as/mxsmi_gpustack4832_metax_c500.txt", "fresh_ar/xpu-smi_ipexllm13214_4x_a770_discovery.txt",
