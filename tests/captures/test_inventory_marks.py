@@ -73,7 +73,7 @@ def _inventory(tmp_path: Path, text: str, name: str = "cap.txt"):  # type: ignor
 
 def test_ethtool_m_is_no_gpu(tmp_path: Path) -> None:
     assert smi_text.parse(clean(_ETHTOOL_M).lines).modules == []  # no key of -q's: not a GPU block
-    claimed = ethtool_module.read(clean(_ETHTOOL_M).lines)
+    claimed = ethtool_module.read(clean(_ETHTOOL_M).lines, set())
     assert 1 in claimed and 12 not in claimed and 13 in claimed  # the command read; the warning flag On left
     assert not _inventory(tmp_path, _ETHTOOL_M).modules
 

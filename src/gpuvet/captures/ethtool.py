@@ -74,7 +74,7 @@ def parse(lines: list[Line]) -> EthtoolParse:
         if _line(ln.text, r):
             r.claimed.add(ln.no)
     ports = [p for p in r.ports.values() if p.settings or p.info or p.counters][:MAX_PORTS]
-    module = ethtool_module.read([ln for ln in lines if ln.no not in r.claimed])  # R10D: -m, a module's EEPROM
+    module = ethtool_module.read(lines, r.claimed)  # R10D: -m, a module's EEPROM
     if not ports:
         return EthtoolParse(kinds=[ethtool_module.KIND], claimed=module) if module else EthtoolParse()
     return EthtoolParse(nics=[_nic(p) for p in ports], kinds=[KIND] + [ethtool_module.KIND] * bool(module),

@@ -34,13 +34,16 @@ _ON = re.compile(r"^(On|Yes)\b", re.I)
 MARKS = ("Transceiver codes", "Module temperature", "Laser bias current", "Vendor OUI", "Laser output power")
 
 
-def read(lines: list[Line]) -> set[int]:
-    """The lines of ``ethtool -m`` output (its command line and its keys), empty where the text holds none of its
-    own keys. A flag reading On/Yes is not claimed."""
+def read(lines: list[Line], taken: set[int]) -> set[int]:
+    """The lines of ``ethtool -m`` output (its command line and its keys) not in ``taken``, empty where the text
+    holds none of its own keys (searched once: a bug report's lines are walked only when it does). A flag reading
+    On/Yes is not claimed."""
     if not holding(lines, _OWN):
         return set()
     claimed: set[int] = set()
     for ln in lines:
+        if ln.no in taken:
+            continue
         if _COMMAND.match(ln.text):
             claimed.add(ln.no)
         elif (m := _LINE.match(ln.text)) is not None and m.group(1).startswith(_KEYS):
