@@ -105,6 +105,15 @@ def test_xpu_smi_discovery_cut_above_its_header_keeps_each_device(tmp_path: Path
     assert [(m.id, m.bus_id) for m in mods] == [("gpu0", "0000:4D:00.0"), ("gpu1", "0000:B3:00.0")]
 
 
+def test_xpu_smi_device_whose_id_row_is_cut_is_said() -> None:
+    from gpuvet.captures import xpu_smi
+
+    text = "|           | PCI BDF Address: 0000:9b:00.0                        |\n" + _XPU_HEADLESS
+    got = xpu_smi.parse(clean(text).lines)
+    assert [m.bus_id for m in got.modules] == ["0000:4D:00.0", "0000:B3:00.0"]
+    assert any("0000:9b:00.0" in n and "not listed" in n for n in got.notes)
+
+
 def test_topo_cut_rows_listed_as_cut(tmp_path: Path) -> None:
     mods = _inventory(tmp_path, _TOPO_CUT).modules
     assert [m.id for m in mods] == ["gpu0", "gpu1", "gpu2", "gpu3"]

@@ -62,6 +62,10 @@ def parse(lines: list[Line]) -> ListedParse:
             box = _Box("discovery", [])  # its header: a device's first row still opens it (each keyed by its id)
             boxes.append(box)
             out.notes.append(f"xpu-smi discovery: line {ln.no}: the box's header is cut; read from device {left}'s row")
+        if box is None and not left and right.startswith("PCI BDF Address:"):  # a device whose id row is cut away
+            out.notes.append(f"xpu-smi discovery: line {ln.no}: a device's rows above its cut id row ({right[:60]}): "
+                             "not listed (its id is not in the capture)")
+            out.claimed.add(ln.no)
         if box is None:
             continue
         if box.kind == "discovery":
