@@ -15,7 +15,7 @@ ROOT = Path("/")  # where /sys is: tests give a fake tree
 MAX_DEVICES = 256  # more RDMA devices than any node has: a bound on a strange tree
 MAX_PORTS = 16
 PEER_MEMORY_MODULES = ("nvidia_peermem", "nv_peer_mem", "amdgpu_peermem")  # NVIDIA's (in-driver, older), AMD's
-_RATE = re.compile(r"([\d.]+)\s*Gb/sec(?:\s*\((\d+X)[^)]*\))?")
+_RATE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*Gb/sec(?:\s*\((\d+X)[^)]*\))?")
 
 
 def _text(path: Path, limit: int = 256) -> str | None:

@@ -149,7 +149,8 @@ def parse_nccl(lines: list[Line], where: str) -> NcclParse:
     nodes = tuple(dict.fromkeys(host for _, host in ranks))
     asked = None if ranks else nccl_legacy.command_ranks(lines)  # NCCL 1: 'all_reduce_test 10000000 2 0 1'
 
-    avg = [float(m.group(1)) for ln in lines if (m := re.search(r"Avg bus bandwidth\s*:\s*([\d.]+)", ln.text))]
+    avg = [float(m.group(1)) for ln in lines
+           if (m := re.search(r"Avg bus bandwidth\s*:\s*(\d+(?:\.\d+)?)(?![\d.])", ln.text))]  # not '1.2.3'
     if bad:
         out.notes.append(f"nccl-tests row(s) at line(s) {ranges(bad)} have negative, NaN or unreadable figures: "
                          "not used for bandwidth (their #wrong still counts)")

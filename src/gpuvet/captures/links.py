@@ -149,7 +149,7 @@ _VENDOR_WORDS = lazy(r"^.*?(?:NVIDIA Corporation|\[AMD/ATI\]|ATI Technologies In
                      r"|\s*\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)")  # the vendor, '(rev c0)', '(prog-if 00 …)'
 
 # newer pciutils mark each half '(ok)' or '(downgraded)'; a speed the kernel cannot name prints 'Speed unknown'
-_LNK = lazy(r"Speed (?:([\d.]+)GT/s|unknown)( \(downgraded\)| \(ok\))?, Width x(\d+)( \(downgraded\)| \(ok\))?")
+_LNK = lazy(r"Speed (?:(\d+(?:\.\d+)?)GT/s|unknown)( \(downgraded\)| \(ok\))?, Width x(\d+)( \(downgraded\)| \(ok\))?")
 NO_DEVICE_LINE = "device line not in the excerpt"
 _HEX = frozenset("0123456789abcdefABCDEF")  # what a device line (_DEV) starts with
 # issue 46 (batch U): a function whose revision reads ff: its config space reads all ones, the device no longer

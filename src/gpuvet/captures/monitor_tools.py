@@ -273,8 +273,8 @@ def _compute_apps(lines: list[Line], found: _Found) -> None:
         found.kinds.append("nvidia-smi --query-compute-apps")
 
 
-_NVTOP_ROW = re.compile(r"^\s*(\d{1,3})\s+(\S.{1,60}?)\*?\s+(\d+)\s*MiB\s*/\s*(\d+)\s*MiB\s+[\d.]+\s+([\d.]+)\s*W\s*/"
-                        r"\s*([\d.]+)\s*W\s+(\d{1,3})\s*C\s*$")
+_NVTOP_ROW = re.compile(r"^\s*(\d{1,3})\s+(\S.{1,60}?)\*?\s+(\d+)\s*MiB\s*/\s*(\d+)\s*MiB\s+[\d.]+\s+(\d+(?:\.\d+)?)\s*W\s*/"
+                        r"\s*(\d+(?:\.\d+)?)\s*W\s+(\d{1,3})\s*C\s*$")
 
 
 def _nvidia_top(lines: list[Line], found: _Found) -> None:
@@ -298,7 +298,7 @@ def _nvidia_top(lines: list[Line], found: _Found) -> None:
 _NVITOP_BANNER = re.compile(r"NVITOP\s+(\S+)\s+Driver Version:\s*(\S+)\s+CUDA Driver Version:\s*(\S+)")
 _NVITOP_READ = re.compile(r"^\s*(?:(\d{1,3})\s+)?(\d{1,3}%|N/A|MAX)\s+(\d{1,3}C|N/A)\s+(P\d{1,2}|N/A)\s+(\d+W|N/A)\s*/\s*"
                           r"(\d+W|N/A)\s*$")
-_NVITOP_MEM = re.compile(r"^\s*([\d.]+)\s*(B|KiB|MiB|GiB|TiB)\s*/\s*([\d.]+)\s*(MiB|GiB|TiB)\s*$")
+_NVITOP_MEM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB|TiB)\s*/\s*(\d+(?:\.\d+)?)\s*(MiB|GiB|TiB)\s*$")
 _BOX = "─═│┼┬┴╪╤╧╞╡╒╕╘╛├┤┌┐└┘"
 _MIB = {"B": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "TiB": 1024**2}
 

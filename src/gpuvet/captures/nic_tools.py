@@ -21,13 +21,13 @@ _IBSTAT_CA = re.compile(r"^CA '([\w.-]{1,64})'\s*$")
 _IBV_HCA = re.compile(r"^\s*hca_id:\s*([\w.-]{1,64})\s*$")
 _IBV_PORT = re.compile(r"^\s*port:\s*(\d{1,3})\s*$")
 _IBSTATUS = re.compile(r"^Infiniband device '([\w.-]{1,64})' port (\d{1,3}) status:\s*$")  # ibstatus' block head
-_GBSEC = re.compile(r"^([\d.]+)\s*Gb/sec(?:\s*\((\d+X)[^)]*\))?")
+_GBSEC = re.compile(r"^(\d+(?:\.\d+)?)\s*Gb/sec(?:\s*\((\d+X)[^)]*\))?")
 _IBSTAT_PORT = re.compile(r"^\s*Port (\d{1,3}):\s*$")  # a poster's paste may have lost the indentation
 _KEY = re.compile(r"^\s*([A-Za-z_][\w ]{0,40}?):\s*(.*?)\s*$")
 # `ibdev2netdev` (also through `column -t`, with a trailing comment): its Up/Down is the netdev's state
 # (IPoIB reads Down on a pure InfiniBand fabric), never the RDMA port's
 _IBDEV2NETDEV = re.compile(r"^([\w.-]{1,64})\s+port\s+(\d{1,3})\s+==>\s+([\w.@-]{1,64})\s+\((Up|Down)\)\s*(#.*)?$")
-_SPEED = re.compile(r"(?<![\d.])([\d.]+)\s*Gbps")
+_SPEED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*Gbps")
 _WIDTH = re.compile(r"^(\d+X)")
 # ibv_devinfo's port_state words -> sysfs' (PORT_ACTIVE (4) -> ACTIVE), phys_state LINK_UP (5) -> LinkUp
 _PHYS = {"LINK_UP": "LinkUp", "POLLING": "Polling", "DISABLED": "Disabled", "SLEEP": "Sleep",

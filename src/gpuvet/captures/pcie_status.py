@@ -20,8 +20,8 @@ KIND = PCIE_STATUS
 _GPU_DRIVERS = ("nvidia", "amdgpu")
 _NIC_DRIVERS = ("mlx5_core", "mlx4_core", "bnxt_en", "ice", "i40e", "mqnic")  # R8C: Corundum's FPGA NIC
 _STATUS = re.compile(r"\b([\w-]{1,32}) ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): [\d.]+ Gb/s available "
-                     r"PCIe bandwidth, limited by ([\d.]+) GT/s PCIe x(\d{1,2}) link at (\S+?) \(capable of [\d.]+ Gb/s "
-                     r"with ([\d.]+) GT/s PCIe x(\d{1,2}) link\)")
+                     r"PCIe bandwidth, limited by (\d+(?:\.\d+)?) GT/s PCIe x(\d{1,2}) link at (\S+?) "
+                     r"\(capable of [\d.]+ Gb/s with (\d+(?:\.\d+)?) GT/s PCIe x(\d{1,2}) link\)")
 
 
 def read(lines: list[Line]) -> tuple[LspciParse | None, tuple[str, ...]]:

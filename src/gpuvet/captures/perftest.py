@@ -23,7 +23,7 @@ _TITLE = lazy(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic\w*)\b[\w ]{0,30}?\b(BW|Lat
               re.IGNORECASE)  # "RDMA_Write BW Test", "RDMA_Write Post List BW Test"
 _UNITS = lazy(r"#bytes\s+#iterations\s+BW peak\[(MB|Gb|MiB)/sec\]\s+BW average\[(MB|Gb|MiB)/sec\]",
               re.IGNORECASE)
-_ROW = lazy(r"^\s*(?:\*+\s*)?(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)(?:\s*\*+)?\s*$")
+_ROW = lazy(r"^\s*(?:\*+\s*)?(\d+)\s+(\d+)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)(?:\s*\*+)?\s*$")
 _DEVICE = lazy(r"\bDevice\s+:\s*([\w.-]+)")
 _LINK = lazy(r"\bLink type\s+:\s*(\w+)")
 _MTU = lazy(r"^\s*Mtu\s+:\s*(\d{3,4})\s*\[B\]")  # the path MTU the run's QPs use (perftest's header)

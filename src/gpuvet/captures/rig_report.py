@@ -22,7 +22,8 @@ from gpuvet.captures.text import MAX_MODULES, Line
 _GPU = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?GPU (\d{1,4}):(?:\*\*)?\s+(\S[^|]*\|.*)$")
 _SUB = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?(Power|PCIe):(?:\*\*)?\s+(\S.*)$")
 _MIB = re.compile(r"^(\d{1,7}) MiB$")
-_POWER = re.compile(r"\blimit=([\d.]+) W \(default=([\d.]+) W, max=([\d.]+) W\)(?:.*?\bcurrent_draw=([\d.]+) W)?")
+_POWER = re.compile(r"\blimit=(\d+(?:\.\d+)?) W \(default=(\d+(?:\.\d+)?) W, max=(\d+(?:\.\d+)?) W\)"
+                    r"(?:.*?\bcurrent_draw=(\d+(?:\.\d+)?) W)?")
 _PCIE = re.compile(r"\bx(\d{1,2}) lanes negotiated \(GPU max x(\d{1,2})(?:, Gen up to (\d))?\)"
                    r"(?:.*?\bbus ((?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]))?")
 

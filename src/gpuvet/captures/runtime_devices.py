@@ -51,7 +51,7 @@ def vendor_of(name: str, backend: str = "") -> str | None:
 
 _MEM_UNITS = {"b": 1 / 2**20, "kb": 1 / 1024, "kib": 1 / 1024, "mb": 1.0, "mib": 1.0, "gb": 1024.0, "gib": 1024.0,
               "tb": 2**20, "tib": 2**20}
-_MEM = re.compile(r"([\d.]+)\s*([KMGT]i?B|B)\b", re.I)
+_MEM = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)\b", re.I)
 
 
 def mib(text: str | None) -> float | None:

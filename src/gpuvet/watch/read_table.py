@@ -23,8 +23,8 @@ _MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun",
 _IDENT = re.compile(r"^\|\s+(\d{1,4})\s+(.+?)\s+(?:On|Off|WDDM|TCC)?\s*\|\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:"
                     r"[0-9A-Fa-f]{2}\.[0-7])\s")
 # "| N/A   59C    P0            172W /  175W |   14502MiB /  16303MiB |     89%      Default |"
-_STATE = re.compile(r"^\|\s*(?:\d{1,3}%|N/A|ERR!)\s+(\d{1,3}|N/A)C?\s+P\d{1,2}\s+(?:\S+\s+)?([\d.]{1,9}|N/A)W?\s*/"
-                    r"\s*(?:[\d.]{1,9}|N/A)W?\s*\|\s*(\d{1,9})MiB\s*/\s*(\d{1,9})MiB\s*\|\s*(\d{1,3}|N/A)%?")
+_STATE = re.compile(r"^\|\s*(?:\d{1,3}%|N/A|ERR!)\s+(\d{1,3}|N/A)C?\s+P\d{1,2}\s+(?:\S+\s+)?"
+                    r"(\d{1,6}(?:\.\d{1,3})?|N/A)W?\s*/\s*(?:[\d.]{1,9}|N/A)W?\s*\|\s*(\d{1,9})MiB\s*/\s*(\d{1,9})MiB\s*\|\s*(\d{1,3}|N/A)%?")
 _HEAD_WORDS = ("NVIDIA-SMI", "Driver Version")
 
 
