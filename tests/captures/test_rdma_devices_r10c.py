@@ -97,3 +97,22 @@ def test_batch_ar_rows(name: str, cause: str, severity: str, tmp_path: Path, cap
     loud = _loud((AR / f"{name}.txt").read_text(), tmp_path, capsys)
     assert (cause, severity) in {(c, s) for c, s, _ in loud}
     assert "critical" not in {s for _, s, _ in loud} or severity == "critical"
+
+
+def _new_event(event: str, pid: int = 3400) -> str:
+    """NCCL 2.19+'s shape: 'NET/IB : <dev>:<port> Got async error event: <event>'."""
+    return f"{_H}:{pid}:{pid + 70} [0] transport/net_ib.cc:110 NCCL WARN NET/IB : mlx5_0:1 Got async error event: {event}\n"
+
+
+@pytest.mark.parametrize("event", ["port active", "client reregistration", "GID table change", "LID change", "SM change"])
+def test_newer_nccl_benign_events_stay_clear(event: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert not _loud(_new_event(event), tmp_path, capsys)
+
+
+def test_newer_nccl_port_error_then_retry_exceeded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = "".join(_new_event("port error", 3400 + r) for r in range(4)) + (
+        "gpu-node-09:7307:7318 [4] transport/net_ib.cc:1238 NCCL WARN NET/IB : Got completion from peer "
+        "10.0.0.7<37948> with error 12, opcode 2, len 1, vendor err 129 (Recv)\n"
+    )
+    loud = _loud(text, tmp_path, capsys)
+    assert ("nic_port_down", "critical", f"{_H} mlx5_0:1") in loud

@@ -595,6 +595,6 @@ def _failure_kind(at: LogLine) -> str | None:
         return VERBS_KIND.get(v.group("call").lower(), "ib_resource")
     if _OOM.search(msg):
         return "cuda_oom"
-    if not (_FAILS.search(msg) or cut_failure(msg)) or _GOES_ON.search(msg):
+    if not (_FAILS.search(msg) or cut_failure(msg)) or _GOES_ON.search(msg) or benign(msg):  # 2.19+: async error event
         return None
     return "init" if file in _INIT_FILES or _INIT_WORDS.search(msg) else "runtime"

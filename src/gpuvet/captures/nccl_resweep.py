@@ -38,6 +38,7 @@ def repeated(lines: list[Line], log_line: Callable[[Line], LogLine | None]) -> l
     procs: dict[tuple[str | None, int | None], list[LogLine]] = {}
     for ln in lines:
         at = log_line(ln) if WORD in ln.text else None
-        if at is not None and at.level == "WARN" and "async event" in at.message and "client " + WORD in at.message:
+        said = at is not None and at.level == "WARN" and "async" in at.message and " event" in at.message  # 2.19+: error
+        if at is not None and said and "client " + WORD in at.message:
             procs.setdefault((at.host, at.pid), []).append(at)
     return [LogFailure("runtime", ats[0]) for (_, pid), ats in procs.items() if pid is not None and len(ats) >= REPEATED]

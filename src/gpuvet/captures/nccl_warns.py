@@ -37,7 +37,7 @@ _WORDS = (
     ("nccl_cuda_unsupported", rf"{_CUDA}operation not supported"),
     ("nccl_ib_completion", r"Got comp\w{0,8}(?:\s|$)|\bcompletion from peer\b|\bCQE with error\b"),
     # the HCA's own events (ibv_get_async_event): a port that went down, a device or a queue in a fatal state
-    ("nccl_ib_async_event", r"\basync (?:fatal )?event\b"),
+    ("nccl_ib_async_event", r"\basync (?:fatal |error )?event\b"),  # 2.19+: 'Got async error event: …'
     ("nccl_ib_device", r"\bUnable to (?:open|query) (?:device|port)|\bncclIbRoceGetVersionNum\b|\bmarked as failed\b|"
                        r"\bDetected \d+ failed devices\b|\bno functional device\b|\bmlx5dv_get_data_direct"),
     ("nccl_ib_link_types", r"\bincompatible devices\b|\bdevice is incompatible with the local\b"),
@@ -82,7 +82,7 @@ _CUT_FAILED = lazy(r"^(?:\w+: )?Connect to\b|^failed\b|^Proxy Call to\b|"
 BENIGN = (
     # libibverbs' names of the events no failure raises (ibv_event_type_str): the subnet manager's sweep, a queue's
     # life (communication established, send queue drained, last WQE reached, path migrated, SRQ limit reached)
-    (r"Got non-fatal async event|Got async event\s*:\s*(?:client reregistration|port active|GID table change|"
+    (r"Got non-fatal async event|Got async (?:error )?event\s*:\s*(?:client reregistration|port active|GID table change|"
      r"LID change|SM change|P_Key change|communication established|send queue drained|path migrated|"
      r"SRQ limit reached|last WQE reached)|\bGID table changed",
      "NET/IB passing on an InfiniBand async event no failure raises (the subnet manager's reregistration, a GID/LID/"

@@ -175,7 +175,7 @@ def _peer_unreachable(found: list[Finding]) -> list[Finding]:
 # async fatal event: …'), its event in
 # libibverbs' own words (ibv_event_type_str); 'local catastrophic error' is IBV_EVENT_DEVICE_FATAL: the HCA failed
 _ASYNC = re.compile(
-    r"(?:(?P<hca>[\w.-]{1,40}):(?P<port>\d{1,3}) )?(?:Got )?async (?:fatal )?event\s*:\s*(?P<event>[\w ]{3,60})"
+    r"(?:(?P<hca>[\w.-]{1,40}):(?P<port>\d{1,3}) )?(?:Got )?async (?:fatal |error )?event\s*:\s*(?P<event>[\w ]{3,60})"
 )
 
 

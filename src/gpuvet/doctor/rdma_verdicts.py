@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 PARTLY, FAILED, PORT_DOWN = "rdma_devices_partly_unusable", "nccl_ib_device_failed", "nic_port_down"
 _UNABLE = re.compile(r"\bUnable to (?:open|query) (?:device|port) (\w[\w.-]{0,40})")
-_PORT_ERROR = re.compile(r"\basync event\s*:\s*port error\b")
+_PORT_ERROR = re.compile(r"\basync (?:error )?event\s*:\s*port error\b")
 _PID = re.compile(r"^\s*\S+?:(\d{1,9})(?::\d{1,9})?\s+\[")
 
 
