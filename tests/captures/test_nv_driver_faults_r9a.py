@@ -60,8 +60,10 @@ def test_nvlink_discovery_failing_is_nvlinks_down(tmp_path: Path, line: str) -> 
 
 def test_one_modules_err_beside_peers_that_read_is_that_modules_warn(tmp_path: Path) -> None:
     pair = smi_table(("NVIDIA L40S", 40), ("NVIDIA L40S", 41))
-    fan = pair.replace("| N/A   41C", "|ERR!   41C", 1)
+    fan = pair.replace("| N/A   40C", "|  30%   40C", 1).replace("| N/A   41C", "|ERR!   41C", 1)  # its peer read 30 %
     assert capture_findings(tmp_path, fan).get(("module_sensors_unreadable", "0000:1A:00.0")) == "warn"
+    unread = pair.replace("| N/A   41C", "|ERR!   41C", 1)  # REVFIX65: a peer's N/A fan is no reading of it
+    assert "module_sensors_unreadable" not in {c for c, _ in capture_findings(tmp_path, unread)}
     assert "module_sensors_unreadable" not in {c for c, _ in capture_findings(tmp_path, pair)}
     alone = smi_table(("NVIDIA L40S", 41)).replace("| N/A   41C", "|ERR!   41C", 1)  # no peer: a sensor's transient
     assert "module_sensors_unreadable" not in {c for c, _ in capture_findings(tmp_path, alone)}

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuvet.captures.host_errors import CE_REPEATED, UNCORRECTED, DimmErrors
+from gpuvet.captures.marks import holding
 from gpuvet.captures.text import Line
 from gpuvet.knowledge import threshold
 
@@ -52,7 +53,18 @@ _MEMORY = re.compile(r"Memory Controller|\bUMC\b|DRAM ECC|memory_channel=", re.I
 # dmidecode -t memory's 'Error Correction Type: None' (or Single-bit ECC, Multi-bit ECC, CRC)
 _ECC_TYPE = re.compile(r"^\s*Error Correction Type:\s*(\S.{0,30}?)\s*$", re.I)  # a poster's 'No ECC': unread_leads'
 
-_WORDS = ("Machine Check", "_STATUS[", "BANK", "MCGSTATUS", "error", "ras-mc-ctl", "summary:", "events:", "Label")
+_WORDS = (
+    "Machine Check",
+    "_STATUS[",
+    "BANK",
+    "MCGSTATUS",
+    "error",
+    "ras-mc-ctl",
+    "summary:",
+    "events:",
+    "Label",
+    "Correction Type",
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,7 @@ class _Record:
     place: str
     line: Line
     errors: int = 1
+    record: str = ""  # a machine check's CPU, bank and status word: the kernel's print_mce and its decoder's alike
 
 
 def decode(status: int) -> tuple[bool, str]:
@@ -107,12 +120,14 @@ def read(lines: list[Line]) -> tuple[set[int], list[str], list[DimmErrors]]:
     notes: list[str] = []
     decoded: list[str] = []
     section, mcelog_at = "", None
-    for i, ln in enumerate(lines):
+    ecc: list[Line] = []
+    for i in holding(lines, _WORDS):  # REVFIX65: the lines holding a word, in order (no pass of its own per line)
+        ln = lines[i]
         s = ln.text
-        if not any(w in s for w in _WORDS):
+        if "Correction Type" in s and _ECC_TYPE.search(s) is not None:
+            ecc.append(ln)
             continue
-        near = " ".join(o.text for o in lines[i : i + 4]) if "_STATUS[" in s else s  # AMD's decoder: the bank next
-        got = _one(s, ln, section, mcelog_at, near)
+        got = _one(s, ln, section, mcelog_at, _near(lines, i))
         if got is None:
             continue
         section, mcelog_at, rec, said = got
@@ -121,7 +136,6 @@ def read(lines: list[Line]) -> tuple[set[int], list[str], list[DimmErrors]]:
             records.append(rec)
         if said:
             decoded.append(said)
-    ecc = [ln for ln in lines if "Correction Type" in ln.text and _ECC_TYPE.search(ln.text) is not None]
     if ecc:
         claimed |= {ln.no for ln in ecc}
         types = sorted({m.group(1) for ln in ecc if (m := _ECC_TYPE.search(ln.text)) is not None})
@@ -132,7 +146,26 @@ def read(lines: list[Line]) -> tuple[set[int], list[str], list[DimmErrors]]:
         )
     if decoded:
         notes.append(f"host machine check record(s) decoded: {'; '.join(list(dict.fromkeys(decoded))[:6])}")
-    return claimed, notes, _findings(records)
+    return claimed, notes, _findings(_one_fault(records))
+
+
+def _near(lines: list[Line], i: int) -> str:
+    """AMD's decoder's MCi_STATUS line and the three after it, where it prints the bank's name (read and quoted
+    alike); any other line alone (print_mce's record takes its decoder's place: _one_fault)."""
+    s = lines[i].text
+    return " ".join(o.text for o in lines[i : i + 4]) if "_STATUS[" in s else s
+
+
+def _one_fault(records: list[_Record]) -> list[_Record]:
+    """One machine check record printed by the kernel's print_mce and by AMD's mce_amd decoder is one fault,
+    placed where the decoder's bank name puts it (a memory controller's, or the CPU's)."""
+    decoded = {r.record: r for r in records if r.source == "amd" and r.record}
+    return [
+        replace(r, memory=d.memory, place=d.place)
+        if r.source == "kernel" and (d := decoded.get(r.record)) is not None
+        else r
+        for r in records
+    ]
 
 
 def _one(
@@ -187,13 +220,14 @@ def quoted(lines: list[Line], reported: Callable[[str, int, int], bool]) -> tupl
     """A poster's sentences quoting a machine check record whole (app_errors.reported: their own system's), judged
     as the record itself (host_errors.quoted, where nothing else in the file was read)."""
     records = []
-    for ln in lines:
+    for i in holding(lines, ("Machine Check", "_STATUS[")):
+        ln = lines[i]
         s = ln.text
-        if ("Machine Check" in s or "_STATUS[" in s) and (m := _KERNEL.search(s) or _AMD.search(s)) is not None:
-            if reported(s, m.start(), m.end()):
-                source = "amd" if m.re is _AMD else "kernel"
-                records.append(_status(source, m.group(1), m.group(2), m.group(3), ln, _MEMORY.search(s) is not None)[0])
-    found = _findings(records)
+        if (m := _KERNEL.search(s) or _AMD.search(s)) is not None and reported(s, m.start(), m.end()):
+            source = "amd" if m.re is _AMD else "kernel"
+            near = _MEMORY.search(_near(lines, i)) is not None
+            records.append(_status(source, m.group(1), m.group(2), m.group(3), ln, near)[0])
+    found = _findings(_one_fault(records))
     return found, {r.line.no for r in records} if found else set()
 
 
@@ -202,7 +236,8 @@ def _status(source: str, cpu: str, bank: str, word: str, ln: Line, dram: bool) -
     uc, said = decode(status)
     memory = dram or (source != "amd" and _memory_code(status))
     place = f"host memory controller (MCA bank {bank})" if memory else f"host CPU {cpu} (MCA bank {bank})"
-    return _Record(source, uc, memory, place, ln), f"CPU {cpu} bank {bank} status {word.lower()} ({said})"
+    record = f"{int(cpu)}:{int(bank)}:{status:x}"
+    return _Record(source, uc, memory, place, ln, record=record), f"CPU {cpu} bank {bank} status {word.lower()} ({said})"
 
 
 def _ras_mce(m: re.Match[str], s: str, ln: Line) -> _Record:

@@ -65,6 +65,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     from gpuvet.captures.kernel import KernelEvent
 
     seen: dict[str, list[Line]] = {}  # a module's timeout lines
+    flips: dict[str, dict[str, int]] = {}  # REVFIX65: a module's timeouts per source (one flip, each source once)
     drivers: dict[str, str] = {}
     noted = 0
     for i in holding(lines, ("timed out", "Flip event timeout"), marks):
@@ -79,16 +80,18 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
             continue
         where = _module(head, driver)
         seen.setdefault(where, []).append(ln)
+        source = _source(head)
+        flips.setdefault(where, {})[source] = flips.get(where, {}).get(source, 0) + 1
         drivers[where] = driver
     for where, own in seen.items():
-        if len(own) >= REPEATED:
+        if (count := max(flips[where].values())) >= REPEATED:
             out.events.append(
                 KernelEvent(
                     KIND,
                     where,
                     own[0].text.strip()[:240],
                     own[0].no,
-                    count=len(own),
+                    count=count,
                     driver=drivers[where],
                     shown=tuple(x.text.strip()[:240] for x in own[:3]),
                 )
@@ -119,6 +122,12 @@ def _driver(head: str) -> str | None:
     if (t := _TAG_DRIVER.search(head)) is not None:
         return t.group(1)
     return kernel_unknown.driver_of(head) or ""
+
+
+def _source(head: str) -> str:
+    """Who printed the timeout: DRM's helpers (or nvidia-drm) for the kernel, KWin for the compositor. The same flip
+    is printed by both, so flips are counted per source (as host_ras counts a record's sources), never summed."""
+    return "kwin" if _KWIN.search(head) is not None else "kernel"
 
 
 def _module(head: str, driver: str) -> str:

@@ -40,3 +40,11 @@ def reset_asked(fields: dict[str, str]) -> str | None:
     driver's word that the module needs a reset, as -q's GPU Recovery Action says it; said with the first field."""
     asked = [k for k, v in fields.items() if v.strip().strip("[]").lower() == "gpu requires reset"]
     return f"{asked[0]}: GPU requires reset ({len(asked)} field(s))" if asked else None
+
+
+def lost_said(fields: dict[str, str]) -> str | None:
+    """nvidia-smi's fields printed as NVML_ERROR_GPU_IS_LOST ('GPU is lost', bracketed or not; query-gpu's cell is
+    kept as 'GPU Lost'): the driver's word that the module is off the bus, as the kernel's Xid 79 and NVML's error in
+    a program's line say it (one fact, one verdict: module_fell_off_bus, never an unread sensor)."""
+    lost = [k for k, v in fields.items() if v.strip().strip("[]").lower() == "gpu is lost"]
+    return f"{lost[0]}: GPU is lost ({len(lost)} field(s))" if lost else fields.get("GPU Lost")

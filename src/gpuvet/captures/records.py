@@ -54,6 +54,9 @@ class ModuleHealth:
     fabric_health: str | None = None  # -q 'Fabric/Health/Summary' (newer drivers): Healthy, Unhealthy, …
     unreadable: tuple[str, ...] = ()  # fields the tool printed as ERR! or Unknown Error: NVML cannot read the module
     reset_told: str | None = None  # -q 'GPU Reset Status' Yes or 'GPU Recovery Action' other than None, as printed
+    lost_told: str | None = None  # a field NVML answered 'GPU is lost' (NVML_ERROR_GPU_IS_LOST): the module is lost
+    unread_as: tuple[str, ...] = ()  # what the tool printed in place of the unreadable fields, as printed
+    not_read: tuple[str, ...] = ()  # fields printed N/A or Not Supported: not known, and so never read
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,8 @@ class SmiTextModule:
     product: str
     fields: dict[str, str] = field(default_factory=dict)
     unread: list[str] = field(default_factory=list)  # the table's cells printed ERR! (its -q key), not in fields
+    unread_as: list[str] = field(default_factory=list)  # what those cells printed (ERR!, [Unknown Error] …)
+    not_read: list[str] = field(default_factory=list)  # the cells printed N/A, [N/A], [Not Supported] (its -q key)
 
 
 @dataclass(frozen=True)

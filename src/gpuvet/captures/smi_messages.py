@@ -6,6 +6,7 @@ are read as it prints them (benchmarks/data/smi_phrasebook.json names a public c
                                                                 -i's target NVML could not open, by NVML's words
     The following GPUs could not be reset:                      `nvidia-smi -r`'s list: a module it could not reset
       GPU 00000000:3B:00.0: GPU is lost                         for a fault of its own (NVML's words: lost …)
+    GPU 00000000:3B:00.0: GPU is lost                           any command's word that the module is lost
     GPU Reset couldn't run because GPU … is the primary GPU.    a reset refused or not supported: no fault
     Warning: persistence mode is disabled on device …           notices and a setting's answer: no fault
     Enabled MIG Mode for GPU …  /  Set compute mode to … for GPU …  /  All done.
@@ -41,6 +42,7 @@ _TARGET = re.compile(_LEAD + r"Unable to determine the PCI bus id for the target
 # the command above a target line: nvidia-smi with -i N / --id=N (an index, a bus id or a UUID)
 _TARGETED = re.compile(r"nvidia-smi\b.*?\s(?:--id[= ]|-i\s*)(\S+)")
 _UNABLE = re.compile(_LEAD + r"\s*GPU " + _BUS + r": (\S.{0,80}?)\s*$")  # a module the reset could not reset
+_LOST = re.compile(r"\bGPU " + _BUS + r": GPU is lost\b")  # NVML's word after the module, in any command's line
 _NOT_A_FAULT = re.compile(r"In use by another client|Not Supported|Insufficient Permissions|is the primary GPU", re.I)
 # nvidia-smi's answers to a setting or a reset, and its notices: no fault (each its note)
 _REFUSED = (
@@ -109,6 +111,7 @@ WORDS = (
     "All done.",
     "Treating as warning",
     "Terminating early",
+    "is lost",
 )
 
 
@@ -146,6 +149,8 @@ def _event(lines: list[Line], i: int) -> KernelEvent | None:
         return KernelEvent(INFOROM, bus(m.group(1)), ln.text.strip()[:240], ln.no)
     if "target device" in ln.text and (m := _TARGET.search(ln.text)) is not None:
         return KernelEvent(handle_words_kind(m.group(1)), _target(lines, i), ln.text.strip()[:240], ln.no)
+    if "is lost" in ln.text and (m := _LOST.search(ln.text)) is not None:  # any command's answer for the module
+        return KernelEvent(handle_words_kind(": GPU is lost"), bus(m.group(1)), ln.text.strip()[:240], ln.no)
     if (
         "GPU" in ln.text
         and _under_reset(lines, i)

@@ -67,6 +67,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_.]{1,60}(?:\s*\[[^\]]{1,12}\])?$")
 _COMMAND = re.compile(r"--query-gpu[= ]([a-z0-9_.,]+)")
 _UNREAD = re.compile(r"^\[[^\]]{1,40}\]$|^N/A$")
 _NVML_ERROR = re.compile(r"^\[(?:Unknown Error|GPU is lost|GPU requires reset)\]$", re.I)  # not [N/A], [Not Supported]
+_NOT_KNOWN = re.compile(r"^\[?(?:N/A|Not Supported)\]?$", re.I)  # a field the module does not report: not read
 _NUMBER_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*(?:W|%|MiB|MHz|C)?$")
 _BUS = re.compile(r"^(?:[0-9A-Fa-f]{4,8}:)?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]$")
 # a program's print of the tool's output split into lines (Python's ['row', '']): the row is the one string
@@ -210,13 +211,18 @@ def _module_rows(table: _Table) -> list[tuple[int, list[str]]]:
 
 def _module(out: SmiText, columns: list[str], cells: list[str], no: int, unread: list[int]) -> SmiTextModule:
     fields: dict[str, str] = {}
-    bus_id, errors = "", list[str]()
+    bus_id, errors, printed, not_read = "", list[str](), list[str](), list[str]()
     for name, value in zip(columns, cells, strict=True):
         if _UNREAD.match(value):
             unread += [no] if value != "N/A" else []
-            errors += [_FIELDS[name][0]] if name in _FIELDS and _NVML_ERROR.match(value) else []  # R9A: NVML's error
+            if name in _FIELDS:  # R9A: NVML's error; REVFIX65: [N/A] / [Not Supported] a field not read
+                errors += [_FIELDS[name][0]] if (nvml := _NVML_ERROR.match(value)) else []
+                printed += [value] if nvml else []
+                not_read += [_FIELDS[name][0]] if _NOT_KNOWN.match(value) else []
             if value.lower() == "[gpu requires reset]":  # NVML_ERROR_RESET_REQUIRED: the driver's word, as -q's
                 fields["GPU Recovery Action"] = "Reset (a field printed [GPU requires reset])"
+            if value.lower() == "[gpu is lost]":  # NVML_ERROR_GPU_IS_LOST: the module is off the bus (nv_driver_faults)
+                fields["GPU Lost"] = f"{name}: [GPU is lost]"
             continue
         if name in ("pci.bus_id", "gpu_bus_id") and _BUS.match(value):
             bus_id = bus(value)
@@ -233,4 +239,4 @@ def _module(out: SmiText, columns: list[str], cells: list[str], no: int, unread:
     if not bus_id:
         k = sum(m.bus_id.startswith(UNNAMED) for m in out.modules)
         bus_id = UNNAMED if k == 0 else f"{UNNAMED} #{k + 1}"
-    return SmiTextModule(bus_id, fields.get("Product Name", ""), fields, errors)
+    return SmiTextModule(bus_id, fields.get("Product Name", ""), fields, errors, printed, not_read)

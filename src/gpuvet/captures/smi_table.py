@@ -276,13 +276,20 @@ def _second_row(row: _Row, text: str, unread: list[int], no: int) -> SmiTextModu
     if row.ecc.isdigit():  # a count at all is ECC on: the column says N/A where ECC is off (newcomer 56)
         fields["ECC Mode/Current"] = "Enabled"
     errors: list[str] = ["FB Memory Usage"] * lost + ["ECC Errors"] * (row.ecc == "ERR!")
+    printed = [cells[1].strip()] * lost + ["ERR!"] * (row.ecc == "ERR!")
+    not_read: list[str] = []  # REVFIX65: N/A, [N/A], [Not Supported]: the module does not report it (not read)
     for key, value in known.items():
         if value in ("N/A", "ERR!") or value.startswith("["):
-            unread += [no] if value != "N/A" else []
-            errors += [key] if value != "N/A" else []
+            said = value.strip("[]").lower() in ("n/a", "not supported")
+            unread += [no] if not said else []
+            errors += [key] if not said else []
+            printed += [value] if not said else []
+            not_read += [key] if said else []
             continue
         fields[key] = value
-    return SmiTextModule(bus(row.bus_id), row.name, fields, errors)
+    if "GPU is lost" in printed or "[GPU is lost]" in printed:  # REVFIX65: NVML's word, the module is lost
+        fields["GPU Lost"] = "the table printed GPU is lost"
+    return SmiTextModule(bus(row.bus_id), row.name, fields, errors, printed, not_read)
 
 
 def _cut_names(out: SmiText) -> list[str]:

@@ -347,9 +347,12 @@ def health(m: SmiTextModule) -> ModuleHealth:
         fabric_state=_told(get(f, "Fabric/State")), fabric_status=_told(get(f, "Fabric/Status")),
         fabric_health=_told(get(f, "Fabric/Health/Summary")),
         unreadable=(*m.unread, *unreadable(f)),
+        unread_as=tuple(dict.fromkeys((*m.unread_as, *(f[k].strip() for k in unreadable(f))))),
+        not_read=(*m.not_read, *(k for k, v in f.items() if _NOT_KNOWN.fullmatch(v.strip()))),
         reset_told=reset_told(get(f, "GPU Reset Status/Reset Required"),
                               get(f, "GPU Reset Status/Drain and Reset Recommended"), get(f, "GPU Recovery Action"))
         or nv_driver_faults.reset_asked(f),  # R9A: fields NVML answered RESET_REQUIRED
+        lost_told=nv_driver_faults.lost_said(f),  # REVFIX65: fields NVML answered GPU_IS_LOST
     )
 
 
@@ -381,6 +384,7 @@ def _link_max(f: dict[str, str]) -> int | None:
 MARGIN_C = (-100.0, 200.0)  # a T.Limit margin in °C: negative past the limit, never a temperature
 
 
+_NOT_KNOWN = re.compile(r"\[?(?:N/A|Not Supported)\]?", re.I)  # REVFIX65: a field the module does not report
 _CANNOT_READ = re.compile(r"\[?(?:Unknown Error|ERR!|GPU requires reset|GPU is lost)\]?", re.I)  # R9A: NVML's two
 
 

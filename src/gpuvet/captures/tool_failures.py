@@ -53,7 +53,8 @@ VERDICTS: tuple[Verdict, ...] = (
                                                          r"version mismatch|RM has detected an NVML/RM version mismatch",
                                                          re.I), "driver_library_mismatch"),
     Verdict("nvidia-smi", "Failed to initialize NVML", re.compile(r"Failed to initialize NVML")),
-    Verdict("nvidia-smi", "GPU is lost", re.compile(r"\bGPU is lost\b")),
+    # NVML_ERROR_GPU_IS_LOST in any tool's words: the module is lost (one verdict with Xid 79 and NVML's log line)
+    Verdict("nvidia-smi", "GPU is lost", re.compile(r"\bGPU is lost\b"), "module_fell_off_bus"),
     # gpu-burn's per-GPU verdict after the run ('GPU 0: OK' on a healthy one)
     Verdict("gpu-burn", "FAULTY", re.compile(r"\bGPU \d+: FAULTY\b")),
     # dcgmi diag's table row whose result cell reads Fail (dcgmi health's 'Failure' rows are its reader's to judge:

@@ -65,10 +65,13 @@ def captured_memory(ev: Evidence) -> Outcome:
     found += ecc_reset_findings(ev)  # ECC mode 'Unknown Error': needs a reset, not 'ECC off'
     found += [finding("module_needs_reset", HIGH, module=h.module, said=h.reset_told, product=h.product)
               for h in ev.captures.health if h.reset_told]  # -q's GPU Reset Status / GPU Recovery Action
+    found += [finding("module_fell_off_bus", HIGH, module=h.module, said=h.lost_told, product=h.product)
+              for h in ev.captures.health if h.lost_told]  # REVFIX65: a field NVML answered 'GPU is lost'
     found += _unreadable(ev, {f.module for f in found})
     found += lone_sensor_errors(ev.captures.health, {f.module for f in found})  # R9A: one ERR! its peers read
     if found:
-        memory = any(f.cause not in ("module_unreadable", "module_sensors_unreadable") for f in found)
+        memory = any(f.cause not in ("module_unreadable", "module_sensors_unreadable", "module_fell_off_bus")
+                     for f in found)
         return confirmed("the modules' memory needs a reset or a replacement" if memory else
                          "a module's state cannot be read: its fields print ERR! or Unknown Error", *found)
     cited = [Cited(ev.smi_source(), k, str(getattr(h, k)), where=h.module) for h in ev.captures.health

@@ -299,10 +299,21 @@ def _meaning(kind: str) -> _Meaning:
     return _Meaning(cause, MEDIUM) if cause is not None else KIND_CAUSES["cuda_runtime_error"]
 
 
+# REVFIX65: a contained error is the process's (CUDA: terminate and relaunch; the driver's RESTART_APP; DCGM's
+# contained error a health WARN): one verdict (warn), printed by the runtime or quoted, not the hardware class'
+_CONTAINED = re.compile(r"\b(?:CUDA_ERROR_CONTAINED|cudaErrorContained)\b")
+
+
+def _meaning_of(e: AppError) -> _Meaning:
+    if e.kind.endswith("_hardware") and _CONTAINED.search(e.text) is not None:
+        return _Meaning("module_contained_error", MEDIUM)
+    return _meaning(e.kind)
+
+
 def _merged(group: list[tuple[str, AppError]]) -> Finding:
     first_label, first = group[0]
     kinds = list(dict.fromkeys(e.kind for _, e in group))
-    meaning = max((_meaning(k) for k in kinds), key=lambda m: m.confidence)
+    meaning = max((_meaning_of(e) for _, e in group), key=lambda m: m.confidence)
     fixes = [f for f in dict.fromkeys(APP_ERROR_FIX.get(k) for k in kinds) if f is not None]
     base = _error_finding(first_label, first)
     fix = "; ".join(dict.fromkeys([base.fix, *fixes])) if fixes else base.fix
@@ -314,7 +325,7 @@ def _merged(group: list[tuple[str, AppError]]) -> Finding:
 
 
 def _error_finding(label: str, e: AppError) -> Finding:
-    meaning = _meaning(e.kind)
+    meaning = _meaning_of(e)
     if e.quoted:  # issue 46: a message a poster quoted in a sentence (app_errors.quoted) is a lead (as_quoted)
         return as_quoted(finding(meaning.cause, meaning.confidence, module=e.module, fix=APP_ERROR_FIX.get(e.kind),
                                  kind=e.kind, file=label, line=e.line, log=e.text[:240], times=e.times, meaning=e.meaning))

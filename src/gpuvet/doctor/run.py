@@ -73,7 +73,7 @@ def _one_name_each(ev: Evidence, found: list[Finding]) -> tuple[Finding, ...]:
             f = replace(f, module=to_bus.get(f.module, f.module))
         elif f.module and ":" in f.module:
             f = replace(f, module=by_bus.get(bus_key(f.module), f.module))
-        out.setdefault(_key(f), f)
+        _keep(out, f)
     return tuple(out.values())
 
 
@@ -82,6 +82,14 @@ def cited_or_unknown(outcome: Outcome) -> Outcome:
     if outcome.status == "clear" and not outcome.evidence:
         return unknown(f"can't tell: the check cited no evidence for {outcome.summary!r}")
     return outcome
+
+
+def _keep(found: dict[tuple[str, str | None, tuple[str, str] | None, object], Finding], f: Finding) -> None:
+    """One (cause, place): the strongest verdict wins, never the first read (a captured power cap is info as a
+    setting, but a peer capped apart is warn: smi_peers' warn must not be lost behind checks' info)."""
+    old = found.get(k := _key(f))
+    if old is None or _RANK.get(f.severity, 0) > _RANK.get(old.severity, 0):
+        found[k] = f
 
 
 def _key(f: Finding) -> tuple[str, str | None, tuple[str, str] | None, object]:
@@ -114,13 +122,13 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
             if len(s) < len(book.steps):  # stopped at its first confirmed cause (or its most severe)
                 stopped.append(f"{book.id} at {_first_confirmed(s)} ({len(book.steps) - len(s)} later step(s) not shown)")
             for x in f:
-                findings.setdefault(_key(x), x)
+                _keep(findings, x)
         for x in tool_leads.leads(ev.captures, list(findings.values())):  # SAFE: a tool's failure is never clear
-            findings.setdefault(_key(x), x)
+            _keep(findings, x)
         for x in notable.findings(ev.captures, list(findings.values())):  # NOTE: settings worth noting (info)
-            findings.setdefault(_key(x), x)
+            _keep(findings, x)
         for x in smi_peers.findings(ev.captures):  # AGX2: nvidia-smi's modules against their peers
-            findings.setdefault(_key(x), x)
+            _keep(findings, x)
         design = ev.declared or (ev.node if ev.backend is not None and not ev.no_modules else None)  # roots route on it
     finally:
         ev.close()

@@ -1,10 +1,11 @@
-"""Issue 46 (R9A): one module's sensor that nvidia-smi prints as ERR! while its peers of the same model read it.
+"""Issue 46 (R9A): one module's sensor that nvidia-smi prints as ERR! (or [Unknown Error]) while its peers read it.
 
 nvidia-smi prints ERR! where NVML returned an error for that reading (a fan's tachometer, a temperature, a power
 sensor). One ERR! alone on a lone module may be a transient of that sensor, which capture_checks leaves unjudged;
 the same sensor read as a number on every peer of the same model in the same table, and as ERR! on one, is that
 module's sensor or the part behind it failing (a fan that stopped answering on a busy card): warn, on that module,
-as a sensor of the module that no longer reads while its others do (module_sensors_unreadable)."""
+as a sensor of the module that no longer reads while its others do (module_sensors_unreadable). A peer that printed N/A
+or Not Supported for it did not read it (REVFIX65); the finding says what the tool printed."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def lone_sensor_errors(health: list[ModuleHealth], judged: set[str | None]) -> l
         if not h.unreadable or h.module in judged or h.module == UNNAMED or not h.product:
             continue
         peers = [p for p in health if p.module != h.module and p.product == h.product and p.module != UNNAMED]
-        if peers and all(not set(h.unreadable) & set(p.unreadable) for p in peers):
+        # REVFIX65: a peer read the field only where it printed a value: N/A or Not Supported is no reading
+        if peers and all(not set(h.unreadable) & {*p.unreadable, *p.not_read} for p in peers):
             out.append(
                 finding(
                     "module_sensors_unreadable",
@@ -39,7 +41,8 @@ def lone_sensor_errors(health: list[ModuleHealth], judged: set[str | None]) -> l
                     fields=list(h.unreadable[:8]),
                     product=h.product,
                     peers_read=[p.module for p in peers[:8]],
-                    said="the tool printed ERR! for these readings; its peers of the same model read them",
+                    said=f"the tool printed {' / '.join(h.unread_as) or 'an error'} for these readings; its peers "
+                    "of the same model read them",
                 )
             )
     return out
