@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from gpuvet.captures import tt_faults
+from gpuvet.captures import tt_faults, tt_resets
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.monitor_tools import NVIDIA_NAME, nvtop_devices
@@ -416,6 +416,8 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (('"board_info"',), _tt_snapshot),
     (("ing chips", "wait_for_init"), tt_faults.init_failed),  # R8A: Tenstorrent's other faults (tt_faults)
     (("Opened PCI device", "DRAM training"), tt_faults.umd),
+    (tt_resets.MARKERS, tt_resets.kmd_unresponsive),  # R10A: before kmd, which then leaves those lines
+    (tt_resets.RESET_MARKERS, tt_resets.reset_script),
     (("tenstorrent", "Tenstorrent"), tt_faults.kmd),
     (('"device_info"',), tt_faults.snapshot_cut),
 )

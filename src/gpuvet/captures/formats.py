@@ -547,7 +547,7 @@ FORMATS: tuple[Format, ...] = (
            markers=("i915", "xe ", "xe:")),  # YX1: the drivers' healthy boot lines (their errors: the kernel log's)
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",
            "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_', "enstorrent", "ing chips",
-           "wait_for_init", "Opened PCI device", "DRAM training")),  # R8A: the tt_faults readers' own markers
+           "wait_for_init", "Opened PCI device", "DRAM training", "Unsuccessful ")),  # R8A, R10A: tt readers' markers
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),

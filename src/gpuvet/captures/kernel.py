@@ -160,7 +160,7 @@ AMD_MESSAGES: tuple[KernelMessage, ...] = (
     KernelMessage("amd_reset_resumed", lazy(r"\bGPU reset succeeded, trying to resume\b", re.I), "amdgpu"),
     KernelMessage("amd_mes_unresponsive", lazy(r"\bMES failed to respon", re.I), "amdgpu"),
     # a GPU page (VM) fault the driver reports ('[gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:8 pasid:…,
-    # for process python3 …)'); a 'retry page fault' is XNACK's recoverable kind, not a fault of the work
+    # for process python3 …)'); a printed 'retry page fault' is one XNACK could not resolve (kernel_phrases, R10A)
     # older drivers word it '[mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)' (gmc_v9, 2018) or, on
     # GCN parts before Vega (gmc_v6/7/8), 'GPU fault detected: 146 0x0000480c' before the VM_CONTEXT1 registers
     KernelMessage("amd_page_fault", lazy(r"\[(?:gfx|mm)hub\d*\]\s+(?:no-retry\s+|VMC\s+)?page fault\b(?!`)|"

@@ -22,6 +22,7 @@ from gpuvet.captures import (
     kernel_nouveau,
     kernel_nvgpu,
     kernel_vendor_reset,
+    pci_any_bars,
     pci_enum,
     pci_resources,
     xid_shorthand,
@@ -56,6 +57,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     candidates = _candidates(lines, out, marks)
     out = xid_shorthand.read(lines, pci_enum.read(lines, out, marks, candidates), candidates)
     out = pci_resources.read(lines, out, marks)  # a GPU's function or port gone from the bus; the class's notes
+    out = pci_any_bars.read(lines, out, marks)  # R10A: a NIC's BARs, a NIC's or GPU's SR-IOV VF BARs unassigned
     out = xorg_init.read(lines, out, marks)  # Xorg's line that the NVIDIA module failed to bring a GPU up
     out = kernel_host.read(lines, out, marks)  # the IOMMU refusing a GPU's DMA, a task hung in its driver
     out = kernel_nvgpu.read(lines, out, marks)  # Jetson's nvgpu: its platform device's faults

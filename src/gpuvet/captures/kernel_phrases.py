@@ -79,6 +79,16 @@ AMD: tuple[KernelMessage, ...] = (
     # waits, again and again, on a host mailbox that never answers (on bare metal: registers read through a BAR the
     # firmware left unassigned, or a module a passthrough left dirty)
     KernelMessage("amd_vf_mailbox_loop", re.compile(r"\btrn=\d+ ACK should not assert\b"), "amdgpu"),
+    # R10A: gmc_v9_0.c … gmc_v12_0.c print '[gfxhub0] retry page fault (src_id:0 ring:0 vmid:8 pasid:…)' only after
+    # amdgpu_vm_handle_fault (XNACK's recovery: SVM's page tables filled in) could not resolve it; a retry fault
+    # it resolved prints nothing: a printed one is a page fault as the no-retry kind is (kernel.py reads that one)
+    KernelMessage("amd_page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\]\s+retry page fault\b(?!`)", re.I), "amdgpu"),
+    # R10A: powerplay's smu7/ci SMU message that got no answer (response 0) in its other spellings: the 'pre message'
+    # and 'last message was failed ret is 0' beside 'failed to send message 16a ret is 0' (kernel.py reads that one):
+    # one fact, kernel.py's verdict. smu9/vega's 'Failed to send message: 0x26, ret value: 0x0' stays a lead: a
+    # one-off under rocm-smi's polling (batch x) is read warn there, and one verdict for both waits on a count rule
+    KernelMessage("amd_recovery_failed", re.compile(r"\bfailed to send pre message [0-9a-fA-F]{1,4} ret is 0\b|"
+                                                    r"\blast message was failed ret is 0\b", re.I), "amdgpu"),
 )
 INTEL: tuple[KernelMessage, ...] = (
     # i915 gt/intel_reset.c (intel_wedge_me): a reset that outran its watchdog; the GT is declared wedged
@@ -90,6 +100,11 @@ INTEL: tuple[KernelMessage, ...] = (
         re.compile(r"\[drm:i915_reset_and_wakeup\] resetting chip\b|\bgpu hanging too fast, banning\b", re.I),
         "i915",
     ),
+    # R10A: intel_uncore.c / xe_force_wake.c: the GT did not acknowledge the driver's forcewake ('GT0: gt: timed out
+    # waiting for forcewake ack to clear.'; gt_err's 'GT0:' prefix, a backport's '[GT OTHER]' tag): its registers
+    # cannot be reached reliably; at the module's bring-up it did not come up cleanly
+    KernelMessage("intel_gt_timeout", re.compile(r"\btimed out waiting for forcewake ack\b|"
+                                                 r"\*ERROR\* GT\d+:? .{0,40}?\btimed out waiting for\b", re.I), "i915"),
 )
 NVRM: tuple[KernelMessage, ...] = (
     # src/nvidia/…/bif/arch/maxwell/kernel_bif_gm107.c and hopper/kernel_bif_gh100.c: after an FLR or a GC6 exit

@@ -256,6 +256,19 @@ BENIGN: tuple[Benign, ...] = (
         "port; the card's USB-C port only, never its compute (R6B)",
     ),
     Benign(
+        "intel_preempt_timeout",
+        lazy(r"\bBumping pre-emption timeout from \d+ to \d+ on \S+ to allow slow compute pre"),
+        "i915 lengthens an engine's pre-emption timeout on parts with compute engines (gt/intel_engine_cs.c, "
+        "drm_info at every boot): a setting, no fault (R10A)",
+    ),
+    Benign(
+        "smu_message_unsupported",
+        lazy(r"\bFailed to send message:? ?0x[0-9a-fA-F]{1,4} ?, ret value ?: ?0x0*fe\b|\bmessage \w+ was not supported\b",
+             re.I),
+        "powerplay's SMU answered a message with 0xFE, 'not supported' (smu9_smumgr.c, smu7_smumgr.c): the firmware "
+        "lacks that optional message and the driver goes on; an unanswered one (0) is amd_recovery_failed (R10A)",
+    ),
+    Benign(
         "warning_level",
         lazy(r"^\s*(?:\[[^\]]{1,40}\]\s*)?\S+:\s+WARNING:|\bWARN(?:ING)?:\s+GPU:\d", re.I),
         "a line the driver itself marks as a warning (nvidia-modeset's 'WARNING: GPU:0: …'), not an error",
