@@ -62,6 +62,7 @@ def captured_memory(ev: Evidence) -> Outcome:
             found.append(finding("ecc_uncorrectable_since_boot", HIGH, module=h.module,
                                  uncorrectable_volatile=h.ecc_uncorrectable_volatile,
                                  uncorrectable_aggregate=h.ecc_uncorrectable_aggregate))
+    found += _memory_history(ev, {f.module for f in found})  # R11A: aggregate/remapped uncorrectable, repaired
     found += ecc_reset_findings(ev)  # ECC mode 'Unknown Error': needs a reset, not 'ECC off'
     found += [finding("module_needs_reset", HIGH, module=h.module, said=h.reset_told, product=h.product)
               for h in ev.captures.health if h.reset_told]  # -q's GPU Reset Status / GPU Recovery Action
@@ -72,7 +73,9 @@ def captured_memory(ev: Evidence) -> Outcome:
     if found:
         memory = any(f.cause not in ("module_unreadable", "module_sensors_unreadable", "module_fell_off_bus")
                      for f in found)
-        return confirmed("the modules' memory needs a reset or a replacement" if memory else
+        repaired = all(f.cause == "ecc_uncorrectable_history" for f in found)
+        return confirmed("a module had uncorrectable memory errors in its life, repaired (none since boot)"
+                         if repaired else "the modules' memory needs a reset or a replacement" if memory else
                          "a module's state cannot be read: its fields print ERR! or Unknown Error", *found)
     cited = [Cited(ev.smi_source(), k, str(getattr(h, k)), where=h.module) for h in ev.captures.health
              for k in _MEMORY_FIELDS if getattr(h, k) is not None]
@@ -91,11 +94,21 @@ def _unreadable(ev: Evidence, judged: set[str | None]) -> list[Finding]:
                 len(h.unreadable) >= 2 or any(not _SENSOR.search(k) for k in h.unreadable))]
 
 
+def _memory_history(ev: Evidence, judged: set[str | None]) -> list[Finding]:
+    """Uncorrectable errors in the module's life (-q's Aggregate counters, Remapped Rows' Uncorrectable Error) with
+    none since the driver loaded and no remap pending or failed: the memory repaired itself, the job it hit died.
+    A warn to watch (a rising count is a failing module), not a reset; a module judged above is not named twice."""
+    return [finding("ecc_uncorrectable_history", MEDIUM, module=h.module, product=h.product,
+                    uncorrectable_aggregate=h.ecc_uncorrectable_aggregate, remapped_uncorrectable=h.remap_uncorrectable)
+            for h in ev.captures.health if h.module not in judged
+            and ((h.ecc_uncorrectable_aggregate or 0) > 0 or (h.remap_uncorrectable or 0) > 0)]
+
+
 _SENSOR = re.compile(r"Power|Fan|Temp|Utilization|Clocks", re.I)  # a reading of one sensor, read again each query
 
 
 _MEMORY_FIELDS = ("remap_pending", "remap_failure", "retired_pages_pending", "retired_pages",
-                  "ecc_uncorrectable_volatile")
+                  "ecc_uncorrectable_volatile", "ecc_uncorrectable_aggregate", "remap_uncorrectable")
 
 
 def captured_clock_events(ev: Evidence) -> Outcome:

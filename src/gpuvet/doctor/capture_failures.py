@@ -323,12 +323,14 @@ def ecc_reset_findings(ev: Evidence) -> list[Finding]:
 
 def clock_findings(ev: Evidence) -> list[Finding]:
     """SM clock at a quarter of its maximum or less while the capture's clock reasons say it is not
-    idle; a module at or above its own slowdown temperature (throttling, whether or not the capture shows
-    the clock reasons), else at its own maximum operating temperature with no thermal slowdown active yet."""
+    idle and it is busy (0 % utilization: an idle module's SW Power Cap at P8 is no fault); a module at or
+    above its own slowdown temperature (throttling, whether or not the capture shows the clock reasons), else at
+    its own maximum operating temperature with no thermal slowdown active yet."""
     out: list[Finding] = []
     for h in ev.captures.health:
         reasons_read = h.module in ev.captures.clock_reasons_read  # without them an idle module looks the same
-        if h.sm_clock_mhz is not None and h.sm_clock_max_mhz and reasons_read and "idle" not in h.clock_events \
+        idle = "idle" in h.clock_events or h.utilization_pct == 0  # R11A: no work, no clock to judge (P8 at 0 MHz)
+        if h.sm_clock_mhz is not None and h.sm_clock_max_mhz and reasons_read and not idle \
                 and h.sm_clock_mhz <= CLOCK_HELD_LOW * h.sm_clock_max_mhz:
             out.append(finding("clocks_held_low", MEDIUM if h.clock_events else LOW, module=h.module,
                                sm_clock_mhz=h.sm_clock_mhz, sm_clock_max_mhz=h.sm_clock_max_mhz,
