@@ -157,11 +157,31 @@ def test_gpuds_unhealthy_fabric_manager_is_its_verdict_cited(tmp_path: Path) -> 
     _one(tmp_path, text, "node_health_check_failed", "fabric manager found but not active")
 
 
+def _gb200_state(state: str) -> str:
+    gpu = '{\\"gpu_uuid\\":\\"GPU-0\\",\\"clique_id\\":7,\\"state\\":\\"' + state + '\\",\\"status\\":\\"Success\\"}'
+    return (
+        '    "component": "accelerator-nvidia-fabric-manager",\n'
+        '        "health": "Healthy",\n'
+        '        "reason": "NVIDIA-GB200 checked fabric state",\n'
+        '          "data": "{\\"fabric_manager_active\\":false,\\"fabric_state_supported\\":true,'
+        f'\\"fabric_states\\":[{gpu},{gpu}]}}"\n'
+    )
+
+
+def test_an_inactive_fabric_manager_beside_nvmls_completed_fabric_is_the_design(tmp_path: Path) -> None:
+    """GB200: the switch trays run the NVLink fabric; NVML says every GPU's fabric Completed/Success."""
+    code, data = _doctor(tmp_path, _gb200_state("Completed"))
+    assert code == 0 and _loud(data) == []
+    code, data = _doctor(tmp_path, _gb200_state("In Progress"))
+    assert _loud(data) == [("node_health_check_failed", "warn")]
+
+
 ROWS = [
     ("fresh_ad/dcgmexp_dcgmexporter646_missing_retired_xid_metrics.txt", []),
     ("fresh_ad/gpud_gpud1108_fabric_state_not_supported_gb200.txt", []),
     ("fresh_ad/gpud_gpud1151_fabricmanager_inactive_h100.txt", [("node_health_check_failed", "warn")]),
     ("fresh_ad/k8s_gpuoperator624_operator_crashloop_pods.txt", []),
+    ("fresh_av/gpud_gpud1106_gb200_fabric_state_json.txt", []),
     ("fresh_ad/ray_vllm4655_gpus_exceed_cluster.txt", []),
     ("fresh_ad/slurm_slinky101_gres_null_h100.txt", [("scheduler_gpus_short", "warn")]),
     ("fresh_ac/slurmd_magiccastle27_gres_duplicate_fatal.txt", [("gpu_config_mismatch", "warn")]),

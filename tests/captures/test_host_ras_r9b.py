@@ -132,3 +132,33 @@ def test_a_machine_check_quoted_in_a_poster_s_sentence_is_read_on_the_host(tmp_p
     path.write_text(asked, encoding="utf-8")
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(["doctor", "--from", str(path)]) in (0, 2)  # a question about the line: no finding
+
+
+@pytest.mark.parametrize("stamp", ["..", ""])
+def test_ras_mc_ctl_errors_without_a_time_column_are_read_alike(tmp_path: Path, stamp: str) -> None:
+    """rasdaemon's database kept no time: '1 .. error: Corrected error, …' (rasdaemon issue 121's spelling)."""
+    line = RAS_CE.replace("2024-12-19 03:52:38 +0000", stamp).replace("  ", " ")
+    text = "MCE events:\n" + "\n".join(line.format(n=n) for n in (1, 2, 3)) + "\n"
+    assert _doctor(tmp_path, text) == (1, [("warn", "host_memory_ce_repeated",
+                                            "host memory channel 0 csrow 1 (MCA bank 17)")])
+
+
+def test_one_corrected_record_is_said_in_a_note_with_its_overflow(tmp_path: Path) -> None:
+    from gpuvet.captures.text import Line
+
+    one = RAS_CE.format(n=1).replace("mci CECC", "mci Error_overflow CECC").replace("0x9c20", "0xdc20")
+    claimed, notes, found = host_ras.read([Line(1, "MCE events:"), Line(2, one)])
+    assert found == [] and claimed == {1, 2}
+    assert len(notes) == 1 and "host memory channel 0 csrow 1 (MCA bank 17): 1 corrected error(s)" in notes[0]
+    assert "overflow" in notes[0]
+    assert _doctor(tmp_path, "MCE events:\n" + one + "\n") == (0, [])
+
+
+def test_the_rasdaemon121_row_is_read_its_one_corrected_umc_error_said() -> None:
+    from gpuvet.captures.text import Line
+
+    path = Path(__file__).resolve().parents[1] / "data/captures/fresh_av/rasmcctl_rasdaemon121_cpu_ce_umc_ryzen.txt"
+    lines = [Line(i + 1, t) for i, t in enumerate(path.read_text(encoding="utf-8").splitlines())]
+    claimed, notes, found = host_ras.read(lines)
+    assert found == [] and 31 in claimed
+    assert any("host memory channel 0 csrow 2 (MCA bank 21): 1 corrected error(s)" in n for n in notes)

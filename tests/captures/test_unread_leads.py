@@ -174,6 +174,17 @@ def test_a_command_the_poster_typed_is_no_lead(line: str) -> None:
 
 
 @pytest.mark.parametrize("line", [
+    "[Issue]: gfx1201 (RDNA4): Tensile GEMM computes out-of-bounds address (GPU page fault) on a B operand #7992",
+    "[Bug]: amdgpu ring gfx timeout on MI300X after driver update",
+    "# [BUG] nccl all_reduce fails with GPU error #1234",
+])
+def test_an_issue_title_from_its_trackers_template_is_no_lead(line: str) -> None:
+    """R11C: a title is the poster's words naming the question (ROCm/rocm-libraries#7992's '[Issue]: …')."""
+    assert _unit(line) == []
+    assert _unit("watchd: GPU[2] page fault at 0x7f00 [Bug]: #12") != []
+
+
+@pytest.mark.parametrize("line", [
     "fleetwatch: gpu 0000:3b:00.0 ecc errors: 0 correctable, 5 uncorrectable",
     "fleetwatch: gpu 0000:3b:00.0 link lost, not recovered",
     "fleetwatch: gpu 0000:3b:00.0 link lost and never recovered",

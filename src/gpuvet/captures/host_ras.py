@@ -35,7 +35,8 @@ _MCELOG_STATUS = re.compile(r"^\s*STATUS ([0-9a-fA-F]{1,16}) MCGSTATUS\b")
 # csrow=1, mcgcap=…, status=0x9c2040000000011b, addr=…, bank=0x00000011'; 'Memory controller events:' then '1 <time>
 # 3 Corrected error(s): memory read error at <label> location: 0:0:0:-1 …'; --summary: '\tCorrected on DIMM Label(s):
 # '<label>' location: 0:0:0:-1 errors: 3' and under 'MCE records summary:' '\t4 Corrected error, … errors'
-_STAMP = r"^\s*\d{1,9} \d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[ ]?[+-]\d{4})?"
+# (its time column empty or '..' where rasdaemon's database kept none: '1 .. error: Corrected error, …')
+_STAMP = r"^\s*\d{1,9}(?: \d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[ ]?[+-]\d{4})?| \.{2,3})?"
 _RAS_MCE = re.compile(_STAMP + r" error: (.{0,120}?)(?:, CPU (\d{1,4}))?, (?:bank (.{1,60}?), )?mcg\b")
 _RAS_MC = re.compile(
     _STAMP + r" (\d{1,9}) (Corrected|Uncorrected|Deferred|Fatal) error\(s\): .*?(?: at (.{1,80}?))?"
@@ -146,7 +147,8 @@ def read(lines: list[Line]) -> tuple[set[int], list[str], list[DimmErrors]]:
         )
     if decoded:
         notes.append(f"host machine check record(s) decoded: {'; '.join(list(dict.fromkeys(decoded))[:6])}")
-    return claimed, notes, _findings(_one_fault(records))
+    records = _one_fault(records)
+    return claimed, notes + _once(records), _findings(records)
 
 
 def _near(lines: list[Line], i: int) -> str:
@@ -254,6 +256,26 @@ def _ras_mce(m: re.Match[str], s: str, ln: Line) -> _Record:
     else:
         place = f"host memory controller (MCA bank {bank})" if memory else f"host CPU {cpu} (MCA bank {bank})"
     return _Record("ras", uc, memory, place, ln)
+
+
+def _once(records: list[_Record]) -> list[str]:
+    """The places with corrected records below the thresholds: said, not judged (one corrected error is a stray bit
+    flip until it repeats); a bank's overflow bit (OVER, rasdaemon's 'Error_overflow') says more errors came."""
+    per: dict[str, list[_Record]] = {}
+    for r in records:
+        if not r.uncorrected:
+            per.setdefault(r.place, []).append(r)
+    out = []
+    for place, rs in per.items():
+        if len(rs) >= threshold("host_memory_ce_reports") or sum(r.errors for r in rs) >= threshold("host_memory_ce_count"):
+            continue
+        over = any("overflow" in r.line.text.lower() or " OVER" in r.line.text for r in rs)
+        out.append(
+            f"{place}: {sum(r.errors for r in rs)} corrected error(s) (line(s) {', '.join(str(r.line.no) for r in rs[:4])})"
+            + ("; its bank's overflow bit says more came than were recorded" if over else "")
+            + ": corrected, a note until it repeats (a host fault, not a GPU)"
+        )
+    return out[:4]
 
 
 def _number(value: str) -> int:

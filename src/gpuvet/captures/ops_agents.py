@@ -22,6 +22,10 @@ from gpuvet.captures.text import Line
 _GPUD_KEY = re.compile(r"\"(component|health|reason)\"\s*:\s*\"((?:[^\"\\]|\\.)*)\"?")
 _GPUD_BAD = ("Unhealthy", "Degraded")
 _FM_INACTIVE = re.compile(r"fabric_manager_active\\?\"\s*:\s*false")
+# NVML's fabric state in the same data: where it is supported and every GPU's state is Completed with status Success,
+# the NVLink fabric is up without the fabric manager daemon (GB200's design: the switch trays manage it)
+_FABRIC_SUPPORTED = re.compile(r"fabric_state_supported\\?\"\s*:\s*true")
+_FABRIC_STATE = re.compile(r"\"state\\?\"\s*:\s*\\?\"([\w ]+)\\?\"\s*,\s*\\?\"status\\?\"\s*:\s*\\?\"(\w+)")
 _PRODUCT = re.compile(r"\b(NVIDIA-[A-Z][\w-]+|NVIDIA [A-Z][\w ]+?\d[\w-]*)\b")
 # gpud's zap log line: {"level":"warn","ts":"…","caller":"fabric-manager/component.go:378","msg":"…"}
 _ZAP = re.compile(r"^\s*\{\"level\":\"(\w+)\",\"ts\":\"[^\"]*\",\"caller\":\"([^\"]+)\",\"msg\":\"([^\"]*)\"")
@@ -121,7 +125,7 @@ def read(lines: list[Line], found: list[int], out: AppErrorsParse) -> None:
                 gpud[-1] = (*gpud[-1][:2], value, gpud[-1][3])
         if keys:
             out.claimed.add(ln.no)
-        elif "fabric_manager_active" in t and _FM_INACTIVE.search(t) and gpud:
+        elif "fabric_manager_active" in t and _FM_INACTIVE.search(t) and gpud and not _fabric_up(t):
             gpud[-1] = (gpud[-1][0], gpud[-1][1] + "+fm_inactive", gpud[-1][2], gpud[-1][3])
             out.claimed.add(ln.no)
         elif _agent_line(out, ln, said):
@@ -175,6 +179,12 @@ def _agent_line(out: AppErrorsParse, ln: Line, said: dict[str, list[str]]) -> bo
         return False
     out.claimed.add(ln.no)
     return True
+
+
+def _fabric_up(t: str) -> bool:
+    """NVML's fabric state beside fabric_manager_active false: supported, every GPU shown Completed/Success."""
+    states = _FABRIC_STATE.findall(t) if _FABRIC_SUPPORTED.search(t) else []
+    return bool(states) and all(st == "Completed" and ss == "Success" for st, ss in states)
 
 
 def _gpud_verdicts(out: AppErrorsParse, states: list[tuple[str, str, str, Line]]) -> None:

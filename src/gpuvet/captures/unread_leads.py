@@ -72,6 +72,9 @@ _CLAUSES = lazy(r"[,;]\s")  # a line's clauses ('errors: 0 correctable, 5 uncorr
 # PowerShell's 'PS C:\\> '), or a pipe into grep: the words they searched for, never a failure report
 _SHELL = (r"^\s*[$#%]\s|^\s*[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%]\s|^\s*\[[\w.-]+@[^\]]{1,80}\][$#]\s|"
           r"^\s*PS [^>]{1,80}>\s|\|\s*[ef]?grep\b")
+# R11C: an issue's title as its tracker's template prints it ('[Issue]: gfx1201 … (GPU page fault) on … #7992',
+# '[Bug]: …'): the poster's words naming their question, never a tool's line
+_TITLE = r"^\W{0,4}\[(?:issue|bug|feature(?: request)?|question|rfc|help)\]:?\s|"
 # a line whose failure is no fault of the hardware or its software stack: a feature not there or a reading a tool
 # can't show (as 'N/A' says), a deprecated option, a package manager, a container pull, pip, a shell's typo or a
 # shell utility's missing file, a line the tool graded a warning itself, a step of a retry ('trying …', '… either'),
@@ -84,7 +87,7 @@ _NOT_FAULT = lazy(r"not supported|unsupported|\bn/a\b|deprecat|\b(?:apt|apt-get|
                   r"^\s*(?:if|elif|else|except|raise|assert|def|return|catch|throw|#|//)\b|on_error|"
                   r"errors?[_ ]?(?:handling|handler|code[sd]?|rates?|correction|checking|log|counts?|counters?|"
                   r"stat(?:istic)?s|totals?)\b|"
-                  r"\bignor(?:e|ed|ing)\b|^\W{0,4}(?:no|non)[- ]ecc\b|" + _SHELL, re.I)  # R9B: memory said to be
+                  r"\bignor(?:e|ed|ing)\b|^\W{0,4}(?:no|non)[- ]ecc\b|" + _TITLE + _SHELL, re.I)  # R9B: memory said to be
 # without ECC ('No ECC -- all memory errors are silent'): a fact of the host (captures/host_ras.py), no failure
 # the line is about a GPU, accelerator, NIC, driver or collective library (its own words or a PCI bus id)
 _CONTEXT = lazy(r"(?<![\w-])(?:gpus?|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\w*|hccl\w*|nvml\w*|nvrm|"
