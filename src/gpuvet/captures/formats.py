@@ -61,7 +61,7 @@ from gpuvet.captures.records import (
     TRANSFERBENCH,
     ListedParse,
 )
-from gpuvet.captures.runtime_marks import OPS_MARKS, RUNTIME, RUNTIME_LINES, RUNTIME_MARKS
+from gpuvet.captures.runtime_marks import OPS_MARKS, RUNTIME, RUNTIME_LINES, RUNTIME_MARKS, SIDE_MARKS
 from gpuvet.captures.text import Cleaned, Line
 from gpuvet.captures.tool_failures import VERDICT_MARKS, ToolFailures
 from gpuvet.captures.windows_marks import EVENTS, LIST_MARKS, MARKS, WHEA, WHEA_MARKS
@@ -554,7 +554,7 @@ FORMATS: tuple[Format, ...] = (
     Format("hccn_tool", "app_errors", _one("hccn_tool.parse"), ALL, adds=True, markers=ascend_marks.HCCN),  # ASC
     Format("lspci ACS control", "app_errors", _one("pcie_acs.parse"), ALL, adds=True, markers=("ACSCtl:", "ACSCap:")),
     Format("show_gids/ethtool/mthreads-gmi/dcgmi -l table", "app_errors", _one("side_tables.parse"), ALL, adds=True,
-           markers=("n_gids_found", "show_gids", "Cannot get ", "Cannot set ", "mthreads-gmi", "Field ID", "_violation")),
+           markers=SIDE_MARKS),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
            markers=_HIP_MARKS),  # HIP's, HSA's
     Format("scheduler and runtime GPU lines", "app_errors", Gated(_ops_layer), ALL, adds=True, markers=OPS_MARKS),

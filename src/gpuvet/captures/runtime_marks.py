@@ -57,3 +57,7 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              "nrtd", "NRTD:", "TDRV:", "[hal]", "NRT_", "NRT:", "TPU v", "Libtpu", "ListAndWatch", "unhealthy devices",
              "did not terminate", "fabric state",
              *NODE_REPORT_WORDS)  # a health check's or smoke test's verdict per node (node_reports.WORDS)
+# captures/side_tables.py: show_gids, ethtool's failures, mthreads-gmi, dcgmi dmon -l, and (R11C) dcgmi stats' process
+# table and the gddr6 VRAM temperature tool's lines
+SIDE_MARKS = ("n_gids_found", "show_gids", "Cannot get ", "Cannot set ", "mthreads-gmi", "Field ID", "_violation",
+              "Execution Stats", "Performance Stats", "process info for PID", "VRAM Temps", " GDDR6 (")

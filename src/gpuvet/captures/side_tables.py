@@ -10,9 +10,10 @@ import re
 
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.records import AppError
+from gpuvet.captures.runtime_marks import SIDE_MARKS
 from gpuvet.captures.text import Line
 
-MARKS = ("n_gids_found", "show_gids", "Cannot get ", "Cannot set ", "mthreads-gmi", "Field ID", "_violation")  # formats'
+MARKS = SIDE_MARKS  # formats'
 _GID_HEAD = re.compile(r"^\s*DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV\s*$")
 _GID_RULE = re.compile(r"^\s*---\s+----\s+-----\s+---\s+-+\s+---\s+---\s*$")
 _GID_ROW = re.compile(
@@ -38,12 +39,23 @@ _GMI_TABLE = re.compile(r"^\s*(?:[-+=]{5,}\s*|.*\|.*|ID\s+Name\b.*|\w{3} \w{3} +
 # dcgmi dmon -l: 'Long Name  Short Name  Field ID' then '<field_name>  <SHORT>  <id>' rows (dcgmi/DeviceMonitor.cpp)
 _FIELD_ROW = re.compile(r"^\s*([a-z][a-z0-9_]{2,60})\s{2,}([A-Z0-9]{3,6})(?:\s{2,}(\d{1,4}))?\s*$")
 _FIELD_HEAD = re.compile(r"^\s*(?:Long Name\s+Short Name\s+Field ID|_{10,})\s*$")
+# R11C: dcgmi stats --pid (dcgmi/ProcessStats.cpp): 'Successfully retrieved process info for PID: N. Process ran on
+# 1 GPUs.', then per GPU a box: '| GPU ID: 2 |', '|-----  Execution Stats  ---…|', '| <name>  [*] | <value> |' rows
+_STATS_HEAD = re.compile(r"process info for PID: (\d{1,10})\. Process ran on (\d{1,3}) GPUs?")
+_STATS_GPU = re.compile(r"^\s*\|\s*GPU ID: (\d{1,3})\s*\|\s*$")
+_STATS_ROW = re.compile(
+    r"^\s*\|\s*(?:[-+=|\s]*[A-Z][\w .()/%-]{2,40}?\s*\*?\s*\|.*|[-+=|\s]*(?:[A-Z][\w ]{2,30}Stats)?[-+=|\s]*)$"
+)
+# R11C: the gddr6 tool (olealgoritme/gddr6): 'Device: L40S GDDR6 (AD102 / 0x26b9) pci=21:0:0' per GPU, then
+# 'VRAM Temps: |  46°c |  48°c |' (GDDR6's own sensor, read from BAR0)
+_GDDR6_DEV = re.compile(r"^\s*Device: (.{1,40}?) GDDR6X? \((\w{2,10}) / 0x([0-9a-fA-F]{4})\) pci=([0-9a-fA-F:.]{5,12})\s*$")
+_GDDR6_TEMPS = re.compile(r"^\s*VRAM Temps:\s*((?:\|\s*\d{1,3}\s*°?[cC]\s*)+)\|?\s*$")
 
 
 def parse(lines: list[Line]) -> AppErrorsParse:
     """Every table of the four read; the lines claimed, the notes that say them, the two faults judged."""
     out = AppErrorsParse()
-    for reader in (_gids, _ethtool, _gmi, _fields):
+    for reader in (_gids, _ethtool, _gmi, _fields, _dcgmi_stats, _gddr6):
         reader(lines, out)
     return out
 
@@ -144,3 +156,37 @@ def _fields(lines: list[Line], out: AppErrorsParse) -> None:
         return
     out.claimed |= {ln.no for ln in rows} | {ln.no for ln in lines if _FIELD_HEAD.match(ln.text)}
     out.notes.append(f"dcgmi dmon -l: {len(rows)} DCGM field(s) listed (a catalogue of fields: no device, no value)")
+
+
+def _dcgmi_stats(lines: list[Line], out: AppErrorsParse) -> None:
+    """dcgmi stats' process box: its PID, GPU ids and rows read and said; DCGM's accounting of one process judges
+    no module (its fields, 0 where the driver keeps no count, are the tool's reporting, not a fault)."""
+    if not any("Execution Stats" in ln.text or "process info for PID" in ln.text for ln in lines):
+        return
+    head = next((m for ln in lines if "process info" in ln.text and (m := _STATS_HEAD.search(ln.text))), None)
+    gpus = [m.group(1) for ln in lines if "GPU ID" in ln.text and (m := _STATS_GPU.match(ln.text))]
+    boxed = [ln for ln in lines if ln.text.lstrip().startswith(("|", "+")) and _STATS_ROW.match(ln.text)]
+    if not gpus and head is None:
+        return
+    out.claimed |= {ln.no for ln in boxed} | {ln.no for ln in lines if "process info for PID" in ln.text}
+    who = f"PID {head.group(1)} on {head.group(2)} GPU(s)" if head else "a process"
+    out.notes.append(
+        f"dcgmi stats: {who}, GPU ID(s) {', '.join(gpus) or 'not shown'}: DCGM's accounting of the process, read "
+        "(its counters are the tool's report of the job, no judgement of a module)"
+    )
+
+
+def _gddr6(lines: list[Line], out: AppErrorsParse) -> None:
+    """The gddr6 tool's devices and VRAM temperatures: said (its sensor's reading, not a limit the tool judges)."""
+    devs = [(ln, m) for ln in lines if "GDDR6" in ln.text and (m := _GDDR6_DEV.match(ln.text))]
+    temps = [(ln, m) for ln in lines if "VRAM Temps" in ln.text and (m := _GDDR6_TEMPS.match(ln.text))]
+    if not devs and not temps:
+        return
+    out.claimed |= {ln.no for ln, _ in devs} | {ln.no for ln, _ in temps}
+    said = [f"{m.group(1)} ({m.group(2)}, 0x{m.group(3)}) at pci={m.group(4)}" for _, m in devs]
+    read = [int(t) for _, m in temps for t in re.findall(r"\d{1,3}", m.group(1))]
+    out.notes.append(
+        f"gddr6: {len(devs)} GPU(s){': ' + '; '.join(said[:8]) if said else ''}"
+        + (f"; VRAM temperatures {', '.join(f'{t} C' for t in read[:16])}" if read else "")
+        + " (the GDDR6 memory's own sensor, said only)"
+    )
