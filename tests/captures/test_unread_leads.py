@@ -209,3 +209,21 @@ def test_a_driver_line_its_kernel_reader_read_is_no_second_lead(tmp_path: Path) 
     found = answer["findings"]
     assert isinstance(found, list) and code == 1
     assert _leads(answer) == [] and any(f["severity"] == "critical" for f in found)
+
+
+HAILO = (
+    "[    1.428301] hailo: Init module. driver version 4.17.0\n"
+    "[    1.428437] hailo 0000:05:00.0: Probing on: 1e60:2864...\n"
+    "[    1.428468] hailo 0000:05:00.0: Probing: Device enabled\n"
+    "[    1.428669] hailo 0000:05:00.0: Firmware file not found (/lib/firmware/hailo/hailo8_fw.bin), please upload "
+    "the firmware manually\n"
+    "[    1.440794] hailo 0000:05:00.0: Probing: Added board 1e60-2864, /dev/hailo0\n"
+)
+
+
+def test_an_accelerators_firmware_file_not_found_is_a_lead_on_it(tmp_path: Path) -> None:
+    """R11C: hailo_pci's 'Firmware file not found (…)': the accelerator cannot run until the image is given."""
+    code, answer, _ = _doctor(tmp_path, HAILO)
+    assert code == 1 and _leads(answer) == [("0000:05:00.0", "warn")]
+    code, answer, _ = _doctor(tmp_path, HAILO.replace("Firmware file not found", "Firmware was loaded successfully"))
+    assert code == 0 and _leads(answer) == []

@@ -90,6 +90,7 @@ VENDOR = {
     "adreno": "Qualcomm",
     "etnaviv": "Vivante",
     "v3d": "Broadcom",
+    "hailo": "Hailo",  # R11C: the Hailo-8/8L accelerator's hailo_pci driver
 }
 _ERROR = lazy(
     r"\*ERROR\*|\[ERROR\]|^\s*<[0-3]>|\bBUG:|\bRIP: \w+:\S+ \[|response:\s*0x[fF]{8}\b|"

@@ -191,7 +191,8 @@ def kernel_leads(lines: list[Line], bus: str | None, every: list[Line]) -> list[
 
 
 # the kernel's own marks of an error line: DRM's '*ERROR*', a driver's '[ERROR]' or 'ERROR:', printk's level 0-3, BUG:
-_KERNEL_ERROR = lazy(r"(?i:\blockup\b)|\*ERROR\*|\[ERROR\]|\bERROR:|^\s*<[0-3]>|\bBUG:")
+_KERNEL_ERROR = lazy(r"(?i:\blockup\b)|\*ERROR\*|\[ERROR\]|\bERROR:|^\s*<[0-3]>|\bBUG:|"
+                     r"\bFirmware file not found\b")  # R11C: hailo_pci's: the accelerator's firmware never loaded
 # a firmware lookup that failed, the image it names: FreeBSD firmware(9)'s and linuxkpi's, Linux request_firmware's
 _FW_FAILED = lazy(r"(?P<a>[\w./-]+): could not load firmware image, error \d+|could not load firmware image "
                   r"'(?P<b>[^']+)'|Direct firmware load for (?P<c>\S+) failed with error -?\d+|"
