@@ -87,6 +87,9 @@ NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called 
 EVIDENCED_BY["tool_verdicts"] |= {"hl-smi", "hl-smi -q", "hl-smi -Q", "habanalabs driver", "tt-smi"}
 EVIDENCED_BY["tool_verdicts"] |= {"tt-smi -s", "tt-umd", "tt-kmd"}  # R8A: Tenstorrent's other faults (captures/tt_faults.py)
 EVIDENCED_BY["tool_verdicts"] |= {"tt-smi reset script"}  # R10A: its "Unsuccessful board reset" (captures/tt_resets.py)
+# session 65 (batch AW): deviceQuery prints each module's ECC mode ('ECC Enabled: Yes'): ecc_health judges the mode
+# (ECC off is a finding) and says its counters were not read
+EVIDENCED_BY["ecc_health"] |= {"deviceQuery"}
 # issue 46 (MX2): xpu-smi's -j forms and rvs's own pass/FALSE verdicts (captures/xpu_smi_json.py, rocm_tools.py)
 EVIDENCED_BY["tool_verdicts"] |= {"xpu-smi diag -j", "xpu-smi health -j", "rvs (ROCm Validation Suite)"}
 # issue 46: Windows' event log and WSL's lines are a kernel log of another OS (captures/windows.py)

@@ -205,8 +205,11 @@ class Evidence:
         return ", ".join(files) or None
 
     def smi_source(self) -> str:
+        """The files a module's health readings came from: nvidia-smi's forms or a monitor's, else every file read
+        (deviceQuery's 'ECC Enabled' is one), never a label naming a tool that was not given."""
+        every = ", ".join(f"{name} ({', '.join(got)})" for name, got in self.captures.read_as.items())
         return self.capture_source(CAPTURED["smi_q"], CAPTURED["smi_qx"], CAPTURED["smi_table"],
-                                   CAPTURED["smi_query"], *MONITOR_KINDS) or CAPTURED["smi_q_label"]
+                                   CAPTURED["smi_query"], *MONITOR_KINDS) or every or CAPTURED["smi_q_label"]
 
     def clock_reasons_cited(self) -> list[Cited]:
         """Captured modules whose clock-event section was read (an excerpt without it says nothing)."""

@@ -6,11 +6,10 @@ job did, whatever the NICs' state says; a WARN naming socket.cc or nvls.cc is wh
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gpuvet.captures.hccl_links import peer as link_peer
 from gpuvet.checks.model import Json
 from gpuvet.doctor import rdma_verdicts
 from gpuvet.doctor.evidence import Evidence
@@ -122,7 +121,7 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
         ranks = sorted({f.rank for _, f in items if f.rank is not None})
         fix, meaning = _library_fix(first.at) if kind != "link" else (None, None)
         carried = {"meaning": meaning} if meaning else {}
-        if kind == "link" and (peer := link_peer(f.at.message for _, f in items)):
+        if kind == "link" and (peer := _link_peer(f.at.message for _, f in items)):
             carried["peer"] = peer
         settings = _settings(logs, label, first.at)
         if settings:
@@ -587,3 +586,12 @@ def _family_cause(found: Finding) -> Finding:
     if cause is None or cause == "p2p_unavailable":  # a pair's cause needs the pair (_as_p2p)
         return found
     return replace(found, cause=cause, severity=fault(cause).severity)
+
+
+def _link_peer(messages: Iterable[str]) -> str | None:
+    """The peer an HCCL link failure names; captures.hccl_links is imported here, not at load: doctor on a live or
+    simulated node loads no capture reader (tests/cli/test_cli_lazy.py)."""
+    from gpuvet.captures.hccl_links import peer
+
+    return peer(messages)
+
