@@ -30,7 +30,8 @@ NODES_MISSING, NO_RDMA = "nvidia_device_files_missing", "rdma_no_usable_device"
 # open the device file /dev/nvidiactl (No such file or directory)' names (app_errors' smi_no_driver), its verdict
 NODES_ABSENT = "nvidia_device_files_absent"
 # (formats.py gives these lines to device_nodes' format, which calls this reader: driver_marks.NODES)
-_WORDS = ("/dev/dri/renderD", "/dev/nvidia", "nvidia-modprobe", "echo $?", "libibverbs", "HCAs found", "IB devices")
+_WORDS = ("/dev/dri/renderD", "/dev/nvidia", "nvidia-modprobe", "echo $?", "libibverbs", "HCAs found", "IB devices",
+          "ibpanic")
 _LS_MISSING = re.compile(r"\bls: (?:cannot access )?['\"]?(/dev/nvidia[\w*?-]*)['\"]?: No such file or directory")
 # one GPU's node (/dev/nvidia2): a job's or a container's view holds some of them by design (Slurm's device cgroup)
 _ONE_GPU = re.compile(r"/dev/nvidia\d+")

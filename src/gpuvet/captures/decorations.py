@@ -580,7 +580,11 @@ def _kernel_log(body: list[str]) -> bool:
 
 def _is_driver(tag: str) -> bool:
     """A tag the kernel or a driver prints before its message, never a host's name."""
-    return tag in _NOT_HOSTS or tag.lower().startswith(("nvidia", "nvrm", "amdgpu", "kernel", "kfd", "drm"))
+    return tag in _NOT_HOSTS or tag.lower().startswith(("nvidia", "nvrm", "amdgpu", "kernel", "kfd", "drm")) or bool(
+        _IPOIB.fullmatch(tag))  # R11B: an IPoIB netdev's ('ib6: lost carrier', systemd-networkd's), never a host
+
+
+_IPOIB = lazy(r"ib\d{1,2}(?:\.[0-9a-f]{1,4})?|ibp\d{1,3}s\d{1,3}\w{0,8}")
 
 
 def _list(items: list[str], most: int = 6) -> str:

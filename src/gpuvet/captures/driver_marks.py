@@ -17,4 +17,4 @@ LISTED = ("*-display", "*-video", "modalias", *INXI)
 
 # device_nodes.parse: ls' device nodes (ZX3), and absent_stack's missing /dev/nvidia* files and RDMA providers (R7A)
 NODES = ("renderD", "/dev/dri", "by-path", "card0", "nvidiactl", "nvidia0", "/dev/nvidia", "libibverbs", "HCAs found",
-         "ibv_dev", "IB devices")
+         "ibv_dev", "IB devices", "ibpanic")

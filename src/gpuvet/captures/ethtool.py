@@ -29,6 +29,7 @@ _SETTINGS = re.compile(r"^\s*Settings for ([\w.@-]{1,32}):\s*$")
 _STATS = re.compile(r"^\s*NIC statistics:\s*$")
 _COUNTER = re.compile(r"^\s+([A-Za-z][\w.\[\]-]{0,63}):\s+(\d{1,20})\s*$")
 _BARE_COUNTER = re.compile(r"^\s*([A-Za-z][\w.\[\]-]{0,63}):\s+(\d{1,20})\s*$")
+_QUEUE_COUNTER = re.compile(r"^\s*(\[\d{1,4}\]: [A-Za-z][\w.-]{0,63}):\s+(\d{1,20})\s*$")  # R11B: bnx2x's queues
 _SETTING = re.compile(r"^\s+([A-Za-z][\w -]{0,40}):\s*(.*?)\s*$")
 _INFO = re.compile(r"^(driver|version|firmware-version|expansion-rom-version|bus-info|supports-[\w-]+):\s*(.*?)\s*$")
 _SPEED = re.compile(r"^(\d{1,7})Mb/s$")
@@ -103,8 +104,8 @@ def _line(text: str, r: _Reading) -> bool:
         r.block = "info"
         r.port().info[m.group(1)] = m.group(2)
         return True
-    if r.block == "stats" and (m := _BARE_COUNTER.match(text)) is not None:
-        r.port().counters[m.group(1)] = int(m.group(2))
+    if r.block == "stats" and (m := _BARE_COUNTER.match(text) or _QUEUE_COUNTER.match(text)) is not None:
+        r.port().counters[m.group(1)] = int(m.group(2))  # bnx2x's per-queue '[0]: rx_discards: 0' as printed
         return True
     if r.block is None and (m := _COUNTER.match(text)) is not None and m.group(1) in ETHTOOL_ERRORS:
         r.port().counters[m.group(1)] = int(m.group(2))  # a grep of the counters, its command line not pasted

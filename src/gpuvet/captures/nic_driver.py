@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuvet.captures import mlx5_cmd
+from gpuvet.captures import carrier_lines, mlx5_cmd
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
 
@@ -89,6 +89,7 @@ MARKS = (
     " efa: probe",
     "WC error",
     "NETDEV WATCHDOG",
+    *carrier_lines.MARKS,  # R11B: an IPoIB interface's carrier, as systemd-networkd or NetworkManager log it
 )
 
 
@@ -203,6 +204,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> NicDriverParse:
     out = NicDriverParse(claimed={r.line for r in refused}, notes=[mlx5_cmd.note(refused)] if refused else [])
     for bus, card in cards.items():
         _report(lines, bus, card, out, marks)
+    _daemon_carrier(lines, out, marks)
     for (device, status), seen in completions.items():
         first = seen[0]
         message = m.group(4) if (m := _WC.search(first.text[:_HEAD])) else ""
@@ -289,6 +291,16 @@ def _carrier(bus: str, driver: str, netdev: str | None, seq: list[tuple[Line, bo
     if not seq[-1][1]:
         return NicLinkChange(bus, driver, netdev, LOST, downs[-1].no, downs[-1].text.strip()[:240], len(downs))
     return None
+
+
+def _daemon_carrier(lines: list[Line], out: NicDriverParse, marks: Marks | None) -> None:
+    """R11B: an IPoIB interface's carrier lost or flapping as its network daemon logs it (captures/carrier_lines)."""
+    for netdev, seq in carrier_lines.read(lines, marks).items():
+        if (said := carrier_lines.change(seq, FLAPS)) is not None:
+            kind, ln, downs = said
+            daemon = "NetworkManager" if "carrier: link" in ln.text else "systemd-networkd"
+            out.links.append(NicLinkChange(netdev, daemon, None, kind, ln.no, ln.text.strip()[:240], downs))
+        out.claimed |= {ln.no for ln, _ in seq}
 
 
 def _owned(head: str, bus: str) -> bool:

@@ -238,7 +238,10 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
         claimed = read_unrecognised(fc, cleaned, lambda into, lines: _walk(into, lines, where))
     if (not claimed or not fc.kinds) and fc.tool_failures.found:  # SAFE: a GPU tool's failure verdict alone
         claimed, fc.kinds = _verdict_lines(fc, cleaned.lines), ["GPU tools' failures"]
-    if not claimed or not fc.kinds:  # lines claimed under no kind (a banner, a header alone): nothing was read
+    syslog = (not claimed or not fc.kinds) and _syslog_alone(cleaned)  # R11B: a host's syslog, no reader's line in it
+    if syslog:  # its lines left unclaimed: a failure among them is still a lead (read_leads)
+        fc.kinds = ["host syslog (no GPU, NIC or driver line in it)"]
+    if (not claimed and not syslog) or not fc.kinds:  # lines claimed under no kind (a banner, a header alone)
         if not any(ln.text.strip() for ln in cleaned.lines):  # NBF1: said as watch --replay says it
             raise CaptureError("the file is empty (no line holds anything)", where=where, fix=GIVE_READABLE)
         raise CaptureError("nothing in it is output gpuvet can read", where=where, fix=GIVE_READABLE)
@@ -254,6 +257,17 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
     if len(fc.app_errors.errors) > errors and APP_ERRORS not in fc.kinds:  # a container's view (IGC) read there:
         fc.kinds.append(APP_ERRORS)  # its errors are application error lines, and the file is said to hold them
     return fc
+
+
+_SYSLOG_NOTE = re.compile(r"(\d+) line\(s\) carried the syslog/journalctl launcher prefix")
+
+
+def _syslog_alone(cleaned: Cleaned) -> bool:
+    """Every line of the text a syslog or journal line (its stamp, host and program[pid] removed): a host's log that
+    holds nothing of a GPU, a NIC or a driver is read so (azhpc's clean '0 flaps' syslog), never refused."""
+    said = next((int(m.group(1)) for note in cleaned.notes if (m := _SYSLOG_NOTE.match(note))), 0)
+    body = sum(1 for ln in cleaned.lines if ln.text.strip() and not ln.text.lstrip().startswith("#"))
+    return 2 <= said and body <= said
 
 
 def _log_host(fc: FileCapture) -> str | None:

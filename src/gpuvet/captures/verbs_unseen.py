@@ -6,7 +6,13 @@
   some of its devices. The ones it has still open, so it is 'N of M devices unusable' (rdma_devices_partly_unusable,
   warn: doctor/rdma_verdicts' verdict for NCCL's 'Unable to open device' beside devices it uses).
 - 'Warning: couldn't read ABI version' (the verbs device's abi_version file unreadable): the same device skipped.
-Each line names one device: one finding lists them all."""
+Each line names one device: one finding lists them all.
+
+infiniband-diags' ibstat lists the umad devices and stats each; one that is listed but gone aborts it
+(ibdiag_common's IBPANIC: 'ibpanic: [PID] main: stat of IB device 'mlx5_8' failed: No such file or directory', exit
+255). A note, not a finding: ibstat dies so on a device umad cannot stat that is healthy, Azure's Accelerated
+Networking VF mlx5_an0 (whose ports ibstatus reads fine), and on a device removed while it listed them; the
+devices it did list are read."""
 
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ from gpuvet.captures.text import Line
 
 KIND = "rdma_device_not_visible"
 _STAT = re.compile(r"libibverbs: Warning: couldn't stat '?/sys/class/infiniband/([\w.-]{1,40})'?")
+_PANIC = re.compile(r"ibpanic: \[\d+\] \w+: stat of IB device '([\w.-]{1,40})' failed(?:: ([\w ]{1,60}))?")
 _ABI = re.compile(r"libibverbs: (?:Warning|Fatal): couldn't read (?:uverbs )?ABI version(?: of ([\w.-]{1,40}))?", re.I)
 
 
@@ -28,6 +35,7 @@ def read(lines: list[Line], at: list[int], out: AppErrorsParse) -> None:
         for i in at
         if "couldn't" in lines[i].text and (m := _STAT.search(lines[i].text) or _ABI.search(lines[i].text)) is not None
     ]
+    _panic(lines, at, out)
     if not hits:
         return
     names = list(dict.fromkeys(m.group(1) for _, m in hits if m.group(1)))
@@ -39,6 +47,18 @@ def read(lines: list[Line], at: list[int], out: AppErrorsParse) -> None:
     )
     first = lines[hits[0][0]]
     out.errors.append(AppError(KIND, first.no, f"{said} ({first.text.strip()})"[:300], None, "libibverbs", times=len(hits)))
+
+
+def _panic(lines: list[Line], at: list[int], out: AppErrorsParse) -> None:
+    """ibstat's abort on a device it listed but could not stat: a note (the module's docstring)."""
+    for i in at:
+        if "ibpanic" in lines[i].text and (m := _PANIC.search(lines[i].text)) is not None:
+            out.claimed.add(lines[i].no)
+            why = f" ({m.group(2).strip()})" if m.group(2) else ""
+            out.notes.append(
+                f"line {lines[i].no}: ibstat aborted (ibpanic) on RDMA device {m.group(1)}: stat of it failed{why}; the "
+                f"devices it listed before are read. Not judged: see it with `ibv_devinfo -d {m.group(1)}` or ibstatus"
+            )
 
 
 def _span(names: list[str]) -> str:

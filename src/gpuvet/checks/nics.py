@@ -105,6 +105,16 @@ def _expected_up(nic: Nic, port: NicPort, declared: bool, peers: Sequence[tuple[
                                             and _same_function(n, nic) and not _siblings(n, nic) for n, p in peers)
 
 
+def _off_fabric(port: NicPort, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
+    """An Ethernet port switched off (physical Disabled) on a node whose listing holds InfiniBand ports up: they are
+    its fabric, an Ethernet port beside them (front-end, storage) no design names is not needed by it (issue 46:
+    gpud's 'some down' H100, ConnectX-6 Dx ports off beside 8 NDR rails Active). With no InfiniBand port up the
+    fabric itself is down and nothing tells which ports the node uses: each port down is judged (fresh_u's
+    ibstatus, NCCL failing on a node whose IB and Ethernet ports are all DOWN)."""
+    return (port.link_layer == "Ethernet" and port.phys_state == "Disabled"
+            and any(p.link_layer == "InfiniBand" and p.state == ACTIVE for _, p in peers))
+
+
 def _card_up(nic: Nic, peers: Sequence[tuple[Nic, NicPort]]) -> bool:
     """A port of the card this device is on is Active (its own other port, or mlx5's sibling function: the same
     model, a node GUID one or two apart): the Disabled port is that card's unused one. In a captured listing a card
@@ -166,8 +176,12 @@ def summary(readings: NicReadings) -> str:
     ports = [p for n in readings.nics for p in n.ports]
     up = sum(1 for p in ports if p.state == ACTIVE)
     unknown = sum(1 for p in ports if p.state == UNKNOWN)
-    off = len(ports) - up - unknown
+    pairs = [(n, p) for n in readings.nics for p in n.ports]
+    beside = sum(1 for p in ports if p.state not in (ACTIVE, UNKNOWN) and _off_fabric(p, pairs))
+    off = len(ports) - up - unknown - beside
     more = (f"; {off} switched off, unused by any card of their model" if off else "") + \
+        (f"; {beside} Ethernet port(s) switched off beside the InfiniBand fabric (no design says they are used)"
+         if beside else "") + \
         (f"; {unknown} of unknown state (the listing does not say)" if unknown else "")
     return f"{len(readings.nics)} NIC(s), {up} port(s) up at their design rate{more}"
 
@@ -210,6 +224,8 @@ def _port(nic: Nic, port: NicPort, model: NicModel | None, declared: bool, peers
                            f"{port.phys_state}: the link went down and came back while it was read", "", where)]
     if port.state != ACTIVE:
         if not _expected_up(nic, port, declared, peers) and (required or _card_up(nic, peers)):
+            return []
+        if not declared and _off_fabric(port, peers):
             return []
         state = f"{port.state}, physical {port.phys_state}" + (f"; read {', then '.join(port.seen)} before"
                                                                 if port.seen else "") + _unswept(nic, port)
