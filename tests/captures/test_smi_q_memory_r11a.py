@@ -160,3 +160,22 @@ def test_an_idle_module_at_p8_with_sw_power_cap_is_no_clock_fault(tmp_path: Path
 def test_batch_aw_a10_row_is_healthy(tmp_path: Path) -> None:
     text = (CAPS / "fresh_aw" / "nvidia-smi_thamadagls_a10_table_q.txt").read_text()
     assert not [k for k, sev in capture_findings(tmp_path, text).items() if sev in ("warn", "critical")]
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "# [Usage]: RuntimeError: CUDA error: uncorrectable ECC error encountered",
+        "# RuntimeError: CUDA error: uncorrectable ECC error encountered",
+    ],
+)
+def test_an_issue_titles_heading_quoting_the_runtime_error_is_read(tmp_path: Path, title: str) -> None:
+    """An issue's title as a markdown heading ('# [Usage]: RuntimeError: …', vllm#5222) is the runtime's line the
+    poster got (cudaErrorECCUncorrectable's text), not a code comment."""
+    found = capture_findings(tmp_path, title + "\n\nThe job stops after a few minutes.\n")
+    assert found.get(("ecc_uncorrectable_since_boot", None)) == "critical"
+
+
+def test_batch_aw_vllm5222_row(tmp_path: Path) -> None:
+    text = (CAPS / "fresh_aw" / "pytorch-collect-env_vllm5222_uncorrectable_ecc_a100.txt").read_text()
+    assert capture_findings(tmp_path, text).get(("ecc_uncorrectable_since_boot", None)) == "critical"

@@ -275,7 +275,7 @@ def _kind(text: str) -> str | None:
 # after a label, or nothing but timestamps and punctuation
 _GREP_HIT = lazy(r"^\s*[\w./~+-]+:\d+:(?:\d+:)?")
 _SOURCE_HIT = lazy(r"^\s*[\w./~+-]+\.(?:py|pyx|c|cc|cpp|cu|cuh|h|hpp|go|rs|js|ts|java|sh|rb|lua):\d+:")
-_COMMENT = lazy(r"^\s*(?:#|//|/\*)")
+_COMMENT = lazy(r"^\s*(?:#(?!\s(?:\[\w+\]:?\s)?[A-Z]\w*(?:Error|Exception): )|//|/\*)")  # R11A: a title heading
 # Python's warnings module prints 'file.py:LINE: CategoryWarning: message' (torch's 'The NVIDIA driver on your
 # system is too old'): the runtime's own line, not a grep hit in a source file
 _PY_WARNING = lazy(r"^\s*[\w./~+-]+\.py:\d+: \w*Warning: ")
