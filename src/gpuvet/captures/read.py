@@ -260,14 +260,21 @@ def _parse(held: list[str], where: str, lead: int = 0) -> FileCapture:
 
 
 _SYSLOG_NOTE = re.compile(r"(\d+) line\(s\) carried the syslog/journalctl launcher prefix")
+# systemd's own unit lines (src/core/job.c, unit.c: 'Started X.', 'Finished X.', 'X.service: Deactivated successfully.')
+_UNIT_LINE = re.compile(
+    r"(?:[\w@.:-]{1,120}\.(?:service|timer|socket|mount|scope|slice|target|path): )?(?:Deactivated successfully\."
+    r"|Succeeded\.|Consumed \S.*|(?:[\w.@-]{1,32}: )?(?:[Ll]ost|Gained) carrier"
+    r"|(?:Start(?:ed|ing)|Stop(?:ped|ping)|Finished|Reached target|Stopped target"
+    r"|Listening on|Mounted|Created slice|Removed slice) \S.*)")  # the unit's name cut as a host tag where it was
 
 
 def _syslog_alone(cleaned: Cleaned) -> bool:
-    """Every line of the text a syslog or journal line (its stamp, host and program[pid] removed): a host's log that
-    holds nothing of a GPU, a NIC or a driver is read so (azhpc's clean '0 flaps' syslog), never refused."""
+    """A host's syslog or journal of systemd's unit lines alone (their stamp, host and program[pid] removed): read so,
+    nothing of a GPU, a NIC or a driver in it (azhpc's clean '0 flaps' syslog), never refused; a program's own lines
+    journaled are no such log (test_capture_fallback)."""
     said = next((int(m.group(1)) for note in cleaned.notes if (m := _SYSLOG_NOTE.match(note))), 0)
-    body = sum(1 for ln in cleaned.lines if ln.text.strip() and not ln.text.lstrip().startswith("#"))
-    return 2 <= said and body <= said
+    body = [t for ln in cleaned.lines if (t := ln.text.strip()) and not t.startswith("#")]
+    return 2 <= said and len(body) <= said and all(_UNIT_LINE.fullmatch(t) for t in body)
 
 
 def _log_host(fc: FileCapture) -> str | None:
