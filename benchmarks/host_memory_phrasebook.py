@@ -16,6 +16,7 @@ import json
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,26 +53,29 @@ def _fault(case: dict[str, Any], found: list[dict[str, Any]], code: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text())
+    return judge(json.loads(DATA.read_text()), lambda case: framings(case["lines"]), shown(__doc__, argv))
+
+
+def judge(data: dict[str, Any], framings_of: Callable[[dict[str, Any]], dict[str, str]], show: set[str]) -> int:
+    """Each fault and healthy case in each framing judged, the ones ``show`` names printed, then the tallies (the
+    host RAS phrasebook judges its cases so too)."""
     faults: dict[str, Counter[str]] = {}
     healthy: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp) / "paste.txt"
-        for case in data["faults"]:
-            for frame, text in framings(case["lines"]).items():
-                code, found = doctor(text, where)
-                verdict = _fault(case, found, code)
-                faults.setdefault(frame, Counter())[verdict] += 1
-                if verdict in show:
-                    print(f"{verdict:>8}  {frame:<7} {case['name']}: {[(f['severity'], f['cause']) for f in found]}")
-        for case in data["healthy"]:
-            for frame, text in framings(case["lines"]).items():
-                code, found = doctor(text, where)
-                verdict = "refused" if code == 2 else "false" if any(f["severity"] in LOUD for f in found) else "clean"
-                healthy[verdict] += 1
-                if verdict in show:
-                    print(f"{verdict:>8}  {frame:<7} {case['name']}: {[(f['severity'], f['cause']) for f in found]}")
+        for group in ("faults", "healthy"):
+            for case in data[group]:
+                for frame, text in framings_of(case).items():
+                    code, found = doctor(text, where)
+                    if group == "faults":
+                        verdict = _fault(case, found, code)
+                        faults.setdefault(frame, Counter())[verdict] += 1
+                    else:
+                        verdict = "refused" if code == 2 else "false" if any(f["severity"] in LOUD for f in found) \
+                            else "clean"
+                        healthy[verdict] += 1
+                    if verdict in show:
+                        print(f"{verdict:>8}  {frame:<7} {case['name']}: {[(f['severity'], f['cause']) for f in found]}")
     print_faults("framing", 10, faults)
     print(healthy_said(healthy))
     return 0

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.host_memory_phrasebook import _fault
 from benchmarks.host_memory_phrasebook import framings as kernel_framings
-from benchmarks.support.phrasebook import LOUD, doctor, healthy_said, print_faults, shown
+from benchmarks.host_memory_phrasebook import judge
+from benchmarks.support.phrasebook import shown
 
 DATA = Path(__file__).parent / "data" / "host_ras_phrasebook.json"
 
@@ -38,29 +36,7 @@ def framings(case: dict[str, Any]) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text())
-    faults: dict[str, Counter[str]] = {}
-    healthy: Counter[str] = Counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / "paste.txt"
-        for case in data["faults"]:
-            for frame, text in framings(case).items():
-                code, found = doctor(text, where)
-                verdict = _fault(case, found, code)
-                faults.setdefault(frame, Counter())[verdict] += 1
-                if verdict in show:
-                    print(f"{verdict:>8}  {frame:<7} {case['name']}: {[(f['severity'], f['cause']) for f in found]}")
-        for case in data["healthy"]:
-            for frame, text in framings(case).items():
-                code, found = doctor(text, where)
-                verdict = "refused" if code == 2 else "false" if any(f["severity"] in LOUD for f in found) else "clean"
-                healthy[verdict] += 1
-                if verdict in show:
-                    print(f"{verdict:>8}  {frame:<7} {case['name']}: {[(f['severity'], f['cause']) for f in found]}")
-    print_faults("framing", 10, faults)
-    print(healthy_said(healthy))
-    return 0
+    return judge(json.loads(DATA.read_text()), framings, shown(__doc__, argv))
 
 
 if __name__ == "__main__":
