@@ -16,7 +16,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.support.phrasebook import healthy_said, placed, print_faults, run, shown
+from benchmarks.support.phrasebook import healthy_placed, healthy_said, placed, print_faults, run, shown
 
 DATA = Path(__file__).parent / "data" / "r9d_phrases.json"
 
@@ -33,7 +33,6 @@ def main(argv: list[str] | None = None) -> int:
     show = shown(__doc__, argv)
     data = json.loads(DATA.read_text())
     faults: dict[str, Counter[str]] = {}
-    healthy: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp) / "capture.txt"
         for entry in data["faults"]:
@@ -47,13 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                 faults.setdefault(str(entry["source"]), Counter())[verdict] += 1
                 if verdict in show:
                     print(f"{verdict:<9} {name:<8} {text[:100]!r} -> {found}")
-        for entry in data["healthy"]:
-            for name, text in framings(entry):
-                code, found = run(text, where)
-                verdict = placed(None, "", code, found, False, lambda _m: True, "subject")
-                healthy[verdict] += 1
-                if verdict in show:
-                    print(f"{verdict:<9} {name:<8} {text[:100]!r} -> {found}")
+        healthy = healthy_placed(((n, t) for e in data["healthy"] for n, t in framings(e)), where, show, 8)
     print_faults("source", 12, faults)
     print(healthy_said(healthy))
     return 0

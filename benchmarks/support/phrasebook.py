@@ -14,7 +14,7 @@ import json
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +103,19 @@ def placed(
         return "severity" if not any(f["severity"] == said for f in mine) else misplaced
     return "generic" if found else "refused" if code == 2 else "clear"
 
+
+
+def healthy_placed(texts: Iterable[tuple[str, str]], where: Path, show: set[str], width: int) -> Counter[str]:
+    """Each healthy framing (its name, its text) judged by ``placed``: clean, false or refused; those ``show`` names
+    printed, ``width`` the name's column."""
+    healthy: Counter[str] = Counter()
+    for name, text in texts:
+        code, found = run(text, where)
+        verdict = placed(None, "", code, found, False, lambda _m: True, "subject")
+        healthy[verdict] += 1
+        if verdict in show:
+            print(f"{verdict:<9} {name:<{width}} {text[:100]!r} -> {found}")
+    return healthy
 
 _SOURCE = re.compile(r"(\b[\w]+\.cc:\d+)")
 _LINKED = r"[\1](http://\1/)"  # GitHub's autolink of a name that looks like a host
