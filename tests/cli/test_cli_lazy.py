@@ -96,3 +96,23 @@ def test_replay_with_no_log_loads_no_logbook(tmp_path):
     exit_code, logbook, heavy = eval(r.stderr.strip().splitlines()[-1])  # noqa: S307  # our own repr
     assert exit_code == 0 and json.loads(r.stdout)["samples"] == 40
     assert logbook == [] and heavy == []
+
+
+def test_the_tree_is_built_once_and_a_replaced_command_again(monkeypatch, capsys):
+    """main builds the click tree once per process; a command whose function is replaced (a test's
+    monkeypatch) is built again from the new function, and from the real one once it is back."""
+    from gpuvet.cli import doctor as doctor_cli
+    from gpuvet.cli.app import main
+
+    root = command()
+    assert command() is root and root.commands["doctor"] is root.commands["doctor"]
+    calls: list[str] = []
+
+    def stand_in(window: str = "5m") -> None:
+        calls.append(window)
+
+    monkeypatch.setattr(doctor_cli, "doctor", stand_in)
+    assert main(["doctor", "--window", "1h"]) == 0 and calls == ["1h"]
+    monkeypatch.undo()
+    assert {p.name for p in command().commands["doctor"].params} >= {"sim", "as_json"}
+    assert main(["doctor", "--help"]) == 0 and "--window" in capsys.readouterr().out

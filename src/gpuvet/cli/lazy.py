@@ -8,9 +8,10 @@ signature) the first time it is asked for it: to run it, or to show it in ``--he
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 from typer.core import TyperGroup
@@ -30,25 +31,37 @@ class Lazy:
 
 
 class LazyCommands(MutableMapping[str, "Command"]):
-    """The root group's commands: built ones, and lazy ones that are built on first access."""
+    """The root group's commands: built ones, and lazy ones that are built on first access.
+
+    The tree lives as long as the process (``main`` builds it once): a lazy command is built again
+    when its module's attribute is no longer the object it was built from (a test's monkeypatch)."""
 
     def __init__(self, built: MutableMapping[str, Command], lazy: dict[str, Lazy], order: list[str],
-                 build: Callable[[str, Lazy], Command]) -> None:
+                 build: Callable[[str, Lazy, object], Command]) -> None:
         self._built = built
         self._lazy = {n: lz for n, lz in lazy.items() if n not in built}
         self._order = [n for n in order if n in built or n in self._lazy]
         self._order += [n for n in built if n not in self._order]
         self._build = build
+        self._made: dict[str, tuple[Lazy, object]] = {}  # a built lazy command: what it was built from
 
     def __getitem__(self, name: str) -> Command:
+        made = self._made.get(name)
+        if made is not None and getattr(sys.modules.get(made[0].module), made[0].attr, None) is not made[1]:
+            self._lazy[name] = made[0]  # its function was replaced since: build it from the new one
+            del self._built[name], self._made[name]
         if name not in self._built:
             if name not in self._lazy:
                 raise KeyError(name)
-            self._built[name] = self._build(name, self._lazy.pop(name))
+            what = self._lazy.pop(name)
+            obj = getattr(importlib.import_module(what.module), what.attr)
+            self._built[name] = self._build(name, what, obj)
+            self._made[name] = (what, obj)
         return self._built[name]
 
     def __setitem__(self, name: str, cmd: Command) -> None:
         self._lazy.pop(name, None)
+        self._made.pop(name, None)
         if name not in self._order:
             self._order.append(name)
         self._built[name] = cmd
@@ -58,6 +71,7 @@ class LazyCommands(MutableMapping[str, "Command"]):
             raise KeyError(name)
         self._built.pop(name, None)
         self._lazy.pop(name, None)
+        self._made.pop(name, None)
         self._order.remove(name)
 
     def __iter__(self) -> Iterator[str]:
@@ -84,8 +98,7 @@ def lazy_group(lazy: dict[str, Lazy], order: list[str], finish: Callable[[Comman
             super().__init__(**attrs)
             self.commands = LazyCommands(self.commands, lazy, order, self._build)
 
-        def _build(self, name: str, what: Lazy) -> Command:
-            obj = getattr(importlib.import_module(what.module), what.attr)
+        def _build(self, name: str, what: Lazy, obj: object) -> Command:
             short = pretty_exceptions_short
             holder = typer.Typer()  # registered exactly as app.command / app.add_typer would
             if isinstance(obj, typer.Typer):
@@ -94,7 +107,7 @@ def lazy_group(lazy: dict[str, Lazy], order: list[str], finish: Callable[[Comman
                                                    rich_markup_mode=self.rich_markup_mode,
                                                    suggest_commands=self.suggest_commands)
             else:
-                holder.command(name, short_help=what.short_help)(obj)
+                holder.command(name, short_help=what.short_help)(cast("Callable[..., object]", obj))
                 cmd = get_command_from_info(holder.registered_commands[0], pretty_exceptions_short=short,
                                             rich_markup_mode=self.rich_markup_mode)
             return finish(cmd)
