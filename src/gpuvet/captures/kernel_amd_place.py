@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gpuvet.captures import amd_hang_outcome
+from gpuvet.captures import amd_asic_reset, amd_hang_outcome
 from gpuvet.captures.kernel_places import AMD_BUS, AMD_NO_BUS
 from gpuvet.node.bus import bus_key
 
@@ -28,7 +28,8 @@ _DONE = re.compile(r"reset(?:\(\d+\))? succeed(?:ed)?\b", re.I)  # the driver's 
 def settled(lines: list[Line], events: list[KernelEvent], notes: list[str]) -> list[KernelEvent]:
     """``events`` with the bus-less amdgpu ones placed on the log's only amdgpu module, and a reset followed by
     failed engine tests on its module read as the failed reset it was (amd_reset_failed)."""
-    return amd_hang_outcome.judged(lines, _not_back(lines, _placed(lines, events, notes)))  # AGX1: its outcome
+    placed = amd_asic_reset.weighed(lines, _placed(lines, events, notes))  # R12D: a failed ASIC reset then a success
+    return amd_hang_outcome.judged(lines, _not_back(lines, placed))  # AGX1: its outcome
 
 
 def _placed(lines: list[Line], events: list[KernelEvent], notes: list[str]) -> list[KernelEvent]:

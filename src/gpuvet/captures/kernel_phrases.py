@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuvet.captures import nv_driver_faults
+from gpuvet.captures import kernel_amd_power, nv_driver_faults
 
 
 @dataclass(frozen=True)
@@ -85,11 +85,12 @@ AMD: tuple[KernelMessage, ...] = (
     KernelMessage("amd_page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\]\s+retry page fault\b(?!`)", re.I), "amdgpu"),
     # R10A: powerplay's smu7/ci SMU message that got no answer (response 0) in its other spellings: the 'pre message'
     # and 'last message was failed ret is 0' beside 'failed to send message 16a ret is 0' (kernel.py reads that one):
-    # one fact, kernel.py's verdict. smu9/vega's 'Failed to send message: 0x26, ret value: 0x0' stays a lead: a
-    # one-off under rocm-smi's polling (batch x) is read warn there, and one verdict for both waits on a count rule
+    # one fact, kernel.py's verdict. smu9/vega's 'Failed to send message: 0x26, ret value: 0x0' is kernel_amd_power's
+    # amd_smu_no_answer (warn: a one-off under rocm-smi's polling, batch x); smu7's stays critical (batch p: a module
+    # whose every message failed, every two seconds, until a power cycle)
     KernelMessage("amd_recovery_failed", re.compile(r"\bfailed to send pre message [0-9a-fA-F]{1,4} ret is 0\b|"
                                                     r"\blast message was failed ret is 0\b", re.I), "amdgpu"),
-)
+) + tuple(KernelMessage(kind, pattern, "amdgpu") for kind, pattern in kernel_amd_power.AMD)  # R12D: SMU messages
 INTEL: tuple[KernelMessage, ...] = (
     # i915 gt/intel_reset.c (intel_wedge_me): a reset that outran its watchdog; the GT is declared wedged
     KernelMessage("intel_reset_timeout", re.compile(r"\btimed out, cancelling all in-flight rendering\b"), "i915"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures import kernel_amd_power
 from gpuvet.captures.text import Line
 
 _PREFIX_ONLY = re.compile(
@@ -33,6 +34,7 @@ def _wraps(head: Line, below: Line) -> bool:
 def joined(lines: list[Line], worded: list[tuple[int, Line]]) -> tuple[list[Line], list[tuple[int, Line]]]:
     """``lines`` and ``worded`` with each driver prefix left alone on its line joined to the line that continues
     it; only the worded lines are tested (a bug report's other lines cost nothing)."""
+    lines, worded = kernel_amd_power.joined(lines, worded)  # R12D: an SMU message cut inside its words
     wrapped = [
         i
         for i, ln in worded

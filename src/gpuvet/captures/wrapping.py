@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import TypeVar
 
+from gpuvet.captures import qpmail
+
 WRAP_WIDTHS = frozenset((72, 76, 78, 80))  # mail clients (72, 76, 78), fold and forum editors (80); 79, 100, 120 are
 # tables' own widths (nvidia-smi's old table, perftest's header, nccl-tests' rows): a wrap there cannot be told
 _WIDEST = max(WRAP_WIDTHS)
@@ -42,6 +44,9 @@ def unwrap(text: str) -> tuple[str, Unwrapped]:
     are."""
     if len(text) > _WRAP_MOST or "\n" not in text:
         return text, Unwrapped()
+    mailed, joins = qpmail.soft_breaks(text)  # R12D: a quoted-printable mail's soft breaks ('=' at a line's end)
+    if joins:
+        return _joined(mailed, joins), Unwrapped(76, frozenset(j + 1 for j in joins))
     if "GPU0" in text and (topo := _topo_folded(text)).dropped:
         return _joined(text.split("\n"), sorted(j - 1 for j in topo.dropped)), topo
     return _unwrap_any(text)
