@@ -19,11 +19,13 @@ from gpuvet.captures import (
     accel_runtime_lines,
     cluster_texts,
     exporter_text,
+    fabric_tools,
     health_events,
     job_view,
     node_reports,
     node_services,
     ops_logs,
+    slurm_nodes,
 )
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
@@ -199,6 +201,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     accel_runtime_lines.read(lines, out, marks)  # the Neuron runtime's crash report header: versions, no fault (R10B)
     accel_runtime_lines.read_ascend(lines, out, marks)  # Ascend DSMI could not count the NPUs (R10B)
     health_events.read(lines, out, marks)  # NVSentinel's health monitors: read, a failure left to others (R9C)
+    fabric_tools.read(lines, out, marks)  # Slingshot's diags, ibdiagnet counters, switch views, GPCNeT (R12A)
+    slurm_nodes.read(lines, out, marks)  # sinfo -o with '|' separators: GPU nodes down or not responding (R12A)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"scheduler, orchestrator and runtime GPU lines: {len(out.claimed)} read ({kinds})")

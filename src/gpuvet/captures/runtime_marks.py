@@ -56,6 +56,10 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              # R8B (captures/accel_runtime.py): nrtd, tpu-info, kubelet's lines of any vendor's plugin, gpud's fabric
              "nrtd", "NRTD:", "TDRV:", "[hal]", "NRT_", "NRT:", "TPU v", "Libtpu", "ListAndWatch", "unhealthy devices",
              "did not terminate", "fabric state",
+             # R12A (captures/fabric_tools.py, its MARKS; slurm_nodes.py): the fabric's test tools, sinfo -o with '|'
+             "CCW_BER", "cxibwcheck", "dgnettest", "increased during the run", "Cable High Temperature",
+             "Uncorrected codewords", "show chassis", "Hardware inventory:", "must be run on at least", "|STATE",
+             "test bandwidth low",
              *NODE_REPORT_WORDS)  # a health check's or smoke test's verdict per node (node_reports.WORDS)
 # captures/side_tables.py: show_gids, ethtool's failures, mthreads-gmi, dcgmi dmon -l, and (R11C) dcgmi stats' process
 # table and the gddr6 VRAM temperature tool's lines

@@ -159,6 +159,12 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "node_rdma_completion": _Meaning("rdma_completion_error", MEDIUM),
     "node_gpu_slow": _Meaning("compute_below_peak_unexplained", MEDIUM),
     "node_check_failed": _Meaning("node_health_check_failed", MEDIUM),
+    # the fabric's own test tools (captures/fabric_tools.py, R12A): a NIC's BER, a port's counters or cable alarm,
+    # a NIC or node a bandwidth test calls low or failed
+    "fabric_nic_ber": _Meaning("nic_errors", MEDIUM),
+    "fabric_port_counter": _Meaning("nic_errors", MEDIUM),
+    "fabric_cable_alarm": _Meaning("nic_hardware_alarm", MEDIUM),
+    "fabric_test_failed": _Meaning("node_health_check_failed", MEDIUM),
     # the driver's installation and binding (captures/driver_state.py)
     "gpu_bound_other_driver": _Meaning("gpu_bound_to_other_driver", MEDIUM),
     "gpu_no_driver": _Meaning("gpu_no_driver_bound", LOW),
