@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from gpuvet.captures import gpu_software, unread_leads
+from gpuvet.captures import gpu_software, stack_benign, unread_leads
 from gpuvet.captures.kernel import KernelParse
 from gpuvet.captures.text import Cleaned, Line, ranges
 from gpuvet.captures.tool_failures import ToolFailures
@@ -79,13 +79,15 @@ def read(fc: _Capture, cleaned: Cleaned) -> set[int]:
     own = [ln for ln in body if _tools(ln.text[:_HEAD])]
     names = list(dict.fromkeys(m.group(0) for ln in own for m in _NAMES.finditer(ln.text[:_HEAD])))
     buses = list(dict.fromkeys(b.lower() for ln in own for b in _BUS.findall(ln.text[:_HEAD])))
-    if not names and not buses and not unread_leads.leads(body, set()):  # its own rules set sentences and code apart
+    benign = [b for ln in body if (b := stack_benign.benign(ln.text[:_HEAD])) is not None]  # R12C: read, no fault
+    if not names and not buses and not benign and not unread_leads.leads(body, set()):  # sentences and code apart
         return set()
     versions = list(dict.fromkeys(m.group(1) for ln in body if "river" in ln.text[:_HEAD]
                                   for m in _DRIVER_VERSION.finditer(ln.text[:_HEAD])))
     said = [f"it names {', '.join(names[:SHOWN])}" if names else "",
             f"bus id(s) {', '.join(buses[:SHOWN])}" if buses else "",
-            f"driver version(s) {', '.join(versions[:SHOWN])}" if versions else ""]
+            f"driver version(s) {', '.join(versions[:SHOWN])}" if versions else "",
+            f"{len(benign)} line(s) the NVIDIA stack prints with no fault ({stack_benign.said(benign)})" if benign else ""]
     claimed = {ln.no for ln in body}
     note = (f"{KIND}: line(s) {ranges(sorted(claimed))} ({len(claimed)}) are in no form gpuvet reads, so none of "
             f"them was judged (the checks that would judge them can't tell); {'; '.join(s for s in said if s)}"

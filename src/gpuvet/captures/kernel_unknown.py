@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuvet.captures import kernel_failed, kernel_intel_fw
+from gpuvet.captures import kernel_failed, kernel_intel_fw, stack_benign
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
@@ -155,6 +155,12 @@ BENIGN: tuple[Benign, ...] = (
         "intel_firmware",
         kernel_intel_fw.PATTERN,
         "i915's and xe's GuC, HuC, GSC and DMC firmware lines: kernel_intel_fw judges each by what the GPU loses",
+    ),
+    Benign(
+        "peermem_invalid_context",
+        stack_benign.PEERMEM_INVALID,
+        "nvidia-peermem's free callback for GPU memory whose peer context was already released (a process's "
+        "teardown): the module skips it by design (R12C, captures/stack_benign.py)",
     ),
     Benign(
         "debugfs",

@@ -45,7 +45,16 @@ VERDICTS: tuple[Verdict, ...] = (
     # nvidia-smi when NVML cannot open a module or the driver: its own sentences
     Verdict("nvidia-smi", "Unable to determine the device handle",
             re.compile(r"Unable to determine the device handle for \S*")),
+    # R12C: nvidia-smi's sentence for NVML_ERROR_DRIVER_NOT_LOADED, and NVML's init refused with that status or
+    # NVML_ERROR_NO_PERMISSION (nvmlErrorString's 'Driver Not Loaded', 'Insufficient Permissions'): the facts
+    # app_errors names (smi_no_driver: the kernel module not loaded; nvml_permissions), one verdict wherever read
+    Verdict("nvidia-smi", "NVIDIA-SMI has failed", re.compile(r"NVIDIA-SMI has failed because it couldn't communicate "
+                                                              r"with the NVIDIA driver"), "no_modules_visible"),
     Verdict("nvidia-smi", "NVIDIA-SMI has failed", re.compile(r"NVIDIA-SMI has failed because")),
+    Verdict("nvidia-smi", "Failed to initialize NVML", re.compile(r"Failed to initialize NVML: Driver Not Loaded\b"),
+            "no_modules_visible"),
+    Verdict("nvidia-smi", "Failed to initialize NVML", re.compile(r"Failed to initialize NVML: Insufficient "
+                                                                  r"Permissions\b"), "device_permissions"),
     # NVML's own status when the loaded kernel module's version is not its library's (NVML_ERROR_LIB_RM_VERSION_MISMATCH:
     # nvidia-smi's 'Driver/library version mismatch', nvidia-container-cli's 'nvml error: …', pynvml's 'RM has
     # detected an NVML/RM version mismatch'): nothing reaches the modules until the node reboots or reloads the driver
@@ -55,6 +64,10 @@ VERDICTS: tuple[Verdict, ...] = (
     Verdict("nvidia-smi", "Failed to initialize NVML", re.compile(r"Failed to initialize NVML")),
     # NVML_ERROR_GPU_IS_LOST in any tool's words: the module is lost (one verdict with Xid 79 and NVML's log line)
     Verdict("nvidia-smi", "GPU is lost", re.compile(r"\bGPU is lost\b"), "module_fell_off_bus"),
+    # R12C: the driver's /proc/driver/nvidia/gpus/*/information with the VBIOS version it could not read (nv.c fills
+    # '??.??.??.??.??' until RM's BIOS_GET_INFO control answers): the module or its GSP did not answer the driver
+    Verdict("nvidia /proc", "??.??.??.??.??", re.compile(r"^\s*Video BIOS:\s*\?\?\.\?\?\.\?\?\.\?\?\.\?\?\s*$"),
+            "api_reports_driver_state"),
     # gpu-burn's per-GPU verdict after the run ('GPU 0: OK' on a healthy one)
     Verdict("gpu-burn", "FAULTY", re.compile(r"\bGPU \d+: FAULTY\b")),
     # dcgmi diag's table row whose result cell reads Fail (dcgmi health's 'Failure' rows are its reader's to judge:
@@ -125,6 +138,9 @@ def parse(lines: list[Line], marks: Marks | None = None) -> ToolFailures:
                 if m.re.groups == 2 and m.group(1) == m.group(2):
                     break  # a GPU's peer query with itself
                 module = " <-> ".join(sorted(m.groups(), key=int)) if m.re.groups == 2 else _module(text)
+                if module is None and v.tool == "nvidia /proc":  # the listing's own 'Bus Location:' row
+                    module = next((b.group(1).lower() for ln in lines[max(0, i - 12):i + 12]
+                                   if "Bus Location" in ln.text and (b := _BUS.search(ln.text)) is not None), None)
                 out.found.append(ToolFailure(v.tool, module, lines[i].no, text.strip(), v.cause))
                 break
     if any("amdgpu not found" in f.text for f in out.found) and stack_probes.nvidia_in_use(lines):

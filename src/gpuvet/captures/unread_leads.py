@@ -29,7 +29,7 @@ import re
 from dataclasses import replace
 from typing import Protocol
 
-from gpuvet.captures import gpu_software, kernel_unknown
+from gpuvet.captures import gpu_software, kernel_unknown, stack_benign
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import TextLines
 from gpuvet.captures.text import Line
@@ -269,7 +269,8 @@ def _lead(no: int, text: str) -> ToolFailure | None:
     low = text.lower()
     m = _FAILURE.search(low)
     if m is None or _success(low) or _NOT_FAULT.search(text) or not _CONTEXT.search(low) or \
-            gpu_software.SENTENCE.match(text) or QUOTED_OR_CODE.search(text) or NARRATED.search(text):
+            gpu_software.SENTENCE.match(text) or QUOTED_OR_CODE.search(text) or NARRATED.search(text) or \
+            stack_benign.benign(text) is not None:  # R12C: the NVIDIA stack's benign lines (peermem, dcgmi help)
         return None
     if (_driver(text) is not None or _DEVICE_LINE.match(text)) and kernel_unknown.benign(text) is not None:
         return None

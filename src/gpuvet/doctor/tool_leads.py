@@ -56,6 +56,8 @@ def _named(module: str) -> str:
 def _lead(label: str, module: str | None, lines: list[ToolFailure]) -> Finding:
     tools = list(dict.fromkeys(f.tool for f in lines))
     fix = "; ".join(TOOL_FAILURE_FIX[t] for t in tools if t in TOOL_FAILURE_FIX) or None
+    if lines[0].cause and lines[0].cause != UNREAD:
+        fix = None  # R12C: a line stating its own fault (the driver not loaded) gets that fault's fix
     pair = tuple(module.split(" <-> ")) if module and " <-> " in module else None
     return finding(lines[0].cause or CAUSE, MEDIUM, module=module, between=pair if pair and len(pair) == 2 else None,
                    fix=fix, file=label, line=lines[0].line,
