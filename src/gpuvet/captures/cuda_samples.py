@@ -143,6 +143,8 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
                 out.notes.append(f"deviceQuery: device {d.group(1)} (line {ln.no}) is {d.group(2)!r}, the CUDA "
                                  "runtime's CPU emulator (no CUDA module found): not listed as a module")
                 continue
+            if _again(out, current, ln.no):
+                continue
             out.modules.modules.append(current)
         elif current is not None and (p := _DQ_PCI.match(ln.text)) is not None:
             current.bus_id = f"{int(p.group(1)):04X}:{int(p.group(2)):02X}:{int(p.group(3)):02X}.0"
@@ -160,7 +162,8 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
             current.fields["FB Memory Usage/Total"] = f"{m.group(1)} MiB"  # deviceQuery's MBytes are 2**20 bytes
             claimed.add(ln.no)
         elif (v := _DQ_VERSIONS.match(ln.text)) is not None:
-            out.modules.cuda, out.modules.cuda_runtime = v.group(1), v.group(2)
+            if out.modules.cuda is None:  # the first run's: a later run is another listing (_again)
+                out.modules.cuda, out.modules.cuda_runtime = v.group(1), v.group(2)
             claimed.add(ln.no)
         elif _DQ_MARKS.match(ln.text) or (current is not None and _DQ_FIELD.match(ln.text)):
             claimed.add(ln.no)
@@ -172,6 +175,18 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
         out.modules.claimed |= claimed
         said = f"{len(out.modules.modules)} device(s)" if out.modules.modules else "no device"
         out.notes.append(f"deviceQuery: {said} read{'; it failed: ' + out.errors[0].text if out.errors else ''}")
+
+
+def _again(out: CudaSamplesParse, device: SmiTextModule, no: int) -> bool:
+    """A device index an earlier deviceQuery run in the text already listed: a later run pasted after it (another
+    machine's, as a post comparing cards shows, or a rerun) is read as its own listing, said, never merged into
+    the first one's module list (two GPU 0s in one list would be refused)."""
+    if all(m.fields.get("Index") != device.fields["Index"] for m in out.modules.modules):
+        return False
+    out.notes.append(f"deviceQuery: line {no} lists device {device.fields['Index']} ({device.product or 'unnamed'}) "
+                     "again: a later run (another machine's listing, or a rerun), read as its own, not merged into "
+                     "the first run's module list")
+    return True
 
 
 def _name(out: CudaSamplesParse, name: str, no: int) -> str:

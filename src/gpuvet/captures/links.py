@@ -170,6 +170,7 @@ class LspciParse:
     smi_none: int | None = None  # the line of nvidia-smi's 'No devices were found': the driver brought up none
     not_enabled: list[NotEnabled] = field(default_factory=list)  # GPU functions no driver has enabled (BusMaster-)
     gone: list[ListedGpu] = field(default_factory=list)  # GPU functions reading '(rev ff)': off the bus (REV_FF)
+    others: list[PcieLink] = field(default_factory=list)  # any other endpoint (NVMe, RAID, switch) at a narrower width
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,33 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             _said(out, dev)
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
             _gone(out, dev)
+    return _others(out, devs)
+
+
+# a bridge's port: its LnkCap is the port's own, and a narrower device below it is no fault
+_BRIDGE = lazy(r"^(?:PCI|Host|ISA|CardBus) bridge\b", re.I)
+
+
+def _others(out: LspciParse, devs: list[_Dev]) -> LspciParse:
+    """R12B: a width downgrade on any other endpoint the node has (NVMe, a RAID card, an FPGA): its link judged
+    as a GPU's is (doctor: pcie_link_downgraded on its bus id); once a device."""
+    seen: set[str] = set()
+    for dev in devs:
+        if dev.nvidia or dev.device in seen or not _narrower(dev):
+            continue
+        seen.add(dev.device)
+        out.claimed.update(dev.lines)
+        sta = dev.sta or (None, None, False, False)
+        out.others.append(PcieLink(dev.device, dev.name, dev.cap[0], dev.cap[1], sta[0], sta[1], sta[2], sta[3],
+                                   dev.ue, dev.ce, link_inactive=dev.reports_dl and dev.dl_down))
     return out
+
+
+def _narrower(dev: _Dev) -> bool:
+    """An endpoint (not a bridge's port) whose link trained narrower than it can (LnkSta below LnkCap)."""
+    width = dev.sta[1] if dev.sta else None
+    return (dev.device != NO_DEVICE_LINE and not _BRIDGE.match(dev.name or "") and width is not None
+            and dev.cap[1] is not None and 0 < width < dev.cap[1])
 
 
 _LSPCI_WORDS = ["lspci", "No devices were found", "controller: ", "Sta:", "LnkCap:"]  # parse_lspci's first test

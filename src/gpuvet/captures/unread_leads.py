@@ -85,9 +85,10 @@ _NOT_FAULT = lazy(r"not supported|unsupported|\bn/a\b|deprecat|\b(?:apt|apt-get|
                   r"head|tail|stat|tee):|no such file or directory|^\W*(?:warn(?:ing)?|W\d{4})\b|"
                   r"\beither\W*$|\bretry(?:ing)?\b|\btrying\b|\bfall(?:ing)? ?back\b|:\s*$|^\s*\(.*\)\s*$|"
                   r"^\s*(?:if|elif|else|except|raise|assert|def|return|catch|throw|#|//)\b|on_error|"
-                  r"errors?[_ ]?(?:handling|handler|code[sd]?|rates?|correction|checking|log|counts?|counters?|"
+                  r"errors?[_ ]?(?:handling|handler|code[sd]?|rates?|correct(?:ion|ing)|checking|log|counts?|counters?|"
                   r"stat(?:istic)?s|totals?)\b|"
-                  r"\bignor(?:e|ed|ing)\b|^\W{0,4}(?:no|non)[- ]ecc\b|" + _TITLE + _SHELL, re.I)  # R9B: memory said to be
+                  r"\bignor(?:e|ed|ing)\b|\bdetects? and corrects? [^.]{0,40}\berrors\b|"  # R12B: ECC's
+                  r"^\W{0,4}(?:no|non)[- ]ecc\b|" + _TITLE + _SHELL, re.I)  # R9B: memory said to be
 # without ECC ('No ECC -- all memory errors are silent'): a fact of the host (captures/host_ras.py), no failure
 # the line is about a GPU, accelerator, NIC, driver or collective library (its own words or a PCI bus id)
 _CONTEXT = lazy(r"(?<![\w-])(?:gpus?|gpu\[\d+\]|cuda\w*|cu[A-Z]\w+|nccl\w*|rccl\w*|hccl\w*|nvml\w*|nvrm|"

@@ -233,7 +233,7 @@ _INACTIVE = ("the port's link is not active (LnkSta DLActive-, the port reports 
 
 def _lspci_findings(ev: Evidence) -> list[Finding]:
     out: list[Finding] = []
-    for p in ev.captures.pcie_links:
+    for p in (*ev.captures.pcie_links, *ev.captures.pcie_others):  # others: narrower endpoints only (links.py)
         narrow = p.width_downgraded or (p.width is not None and p.cap_width is not None and p.width < p.cap_width)
         slow = p.speed_downgraded or (p.speed_gts is not None and p.cap_speed_gts is not None
                                       and p.speed_gts < p.cap_speed_gts)

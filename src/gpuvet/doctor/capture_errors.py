@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import AppError, DcgmHealthIncident
 from gpuvet.checks.model import Json
-from gpuvet.doctor import dcgm_findings, smi_state
+from gpuvet.doctor import dcgm_findings, p2p_pcie, smi_state
 from gpuvet.doctor.capture_failures import BRIDGED_CARDS, as_quoted
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.fryer_peers import fryer_findings
@@ -233,7 +233,8 @@ def captured_errors(ev: Evidence) -> Outcome:
     found = _after_warn(ev, _error_findings(smi_state.rewritten(ev, c.app_errors, listed), listed))
     unsure: list[str] = []
     cited: list[Cited] = []
-    found += _p2p_denied(ev) + _p2p_slower_than_staged(ev) + not_working(c.nvbandwidth, STAGED_FASTER)
+    found += _p2p_denied(ev) + p2p_pcie.findings(ev) + _p2p_slower_than_staged(ev) + \
+        not_working(c.nvbandwidth, STAGED_FASTER)
     for label, burn in c.gpu_burn:
         found += _burn_findings(label, burn, unsure)
         cited += [Cited(label, f"{burn.tool} GPU {g}", v) for g, v in sorted(burn.verdicts.items()) if v == "OK"]

@@ -69,6 +69,7 @@ class Captures:
     nvlink_errors: list[NvLinkErrors] = field(default_factory=list)
     pcie_links: list[PcieLink] = field(default_factory=list)
     nic_links: list[PcieLink] = field(default_factory=list)  # lspci's NIC functions: the NIC rule judges them
+    pcie_others: list[PcieLink] = field(default_factory=list)  # lspci's other endpoints at a narrower width (R12B)
     not_enabled: list[NotEnabled] = field(default_factory=list)  # lspci's GPU functions with bus mastering off
     gone_from_bus: list[ListedGpu] = field(default_factory=list)  # lspci's GPU functions reading '(rev ff)'
     dcgm: list[DcgmResult] = field(default_factory=list)
@@ -218,6 +219,7 @@ def _add_aer(caps: Captures, fc: read.FileCapture, label: str) -> None:
 def _add_bus(caps: Captures, fc: read.FileCapture, label: str) -> None:
     """What an lspci listing says of the bus, and nvidia-smi's 'No devices were found' read beside it."""
     caps.pcie_links += fc.lspci.links
+    caps.pcie_others += fc.lspci.others
     caps.nic_links += fc.lspci.nics
     caps.not_enabled += fc.lspci.not_enabled
     caps.gone_from_bus += fc.lspci.gone
@@ -259,8 +261,10 @@ def _p2p_statuses(fc: read.FileCapture, label: str) -> list[tuple[str, str, int,
     from gpuvet.captures.topo import P2P_MEANING
 
     names = {m.fields.get("Index", ""): m.product for m in (fc.smi.modules if fc.smi else [])}
+    from gpuvet.doctor.p2p_pcie import prop_denied
+
     return [(label, names.get(str(i), ""), i, j, f"topo -p2p: GPU{i}-GPU{j} {st} ({P2P_MEANING.get(st, st)})")
-            for i, j, st in fc.p2p.denied()]
+            for i, j, st in fc.p2p.denied()] + prop_denied(fc, label, names)
 
 
 def sniff(path: str) -> str:

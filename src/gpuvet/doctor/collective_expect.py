@@ -223,7 +223,8 @@ def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judg
         Collective(r.op)
     except ValueError:
         return Judged(r.op, row.size_bytes, row.busbw, None, f"the collective ({r.op}) is not named in the log")
-    built = board(model)
+    bridged = _bridged(model)
+    built = board(model, "pcie-8" if bridged else None)
     if isinstance(built, str):
         return Judged(r.op, row.size_bytes, row.busbw, None, built)
     node, preset = built
@@ -234,9 +235,16 @@ def _priced(r: NcclResult, row: NcclRow, model: ModuleModel, ranks: int) -> Judg
         pred = cm.predict(r.op, row.size_bytes, cm.members(ranks), None, _launch(r))
     except GpuvetError as exc:
         return Judged(r.op, row.size_bytes, row.busbw, None, f"the model cannot price it ({exc})")
+    floor = "; the PCIe path is the floor: the log names no NVLink bridge, and one only adds" if bridged else ""
     basis = (f"{ranks} {model.name} reach on {BOARDS[preset]} (the {preset} shape with the log's modules; gpuvet plan "
-             f"collective's model, {pred.algorithm}{_launch_said(r)})")
+             f"collective's model, {pred.algorithm}{_launch_said(r)}{floor})")
     return Judged(r.op, row.size_bytes, row.busbw, pred.busbw, basis)
+
+
+def _bridged(model: ModuleModel) -> bool:
+    """A PCIe card that takes an NVLink bridge (GeForce, Quadro, RTX A-series): judged on its PCIe path."""
+    return model.fabric == "nvlink" and _shape(model) is None and "SXM" not in model.name.upper() \
+        and model.pcie_gen is not None and not model.name.startswith(("H100", "A100", "H800", "H20", "GH200", "A800"))
 
 
 def _launch(r: NcclResult) -> str:

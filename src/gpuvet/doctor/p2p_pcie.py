@@ -1,0 +1,72 @@
+"""Peer-to-peer unavailable over PCIe (issue 46, R12B): the pairs p2pBandwidthLatencyTest ('Device=0 CANNOT Access
+Peer Device=1'), deviceQuery ('Peer access from … -> …: No') or `nvidia-smi topo -p2p r|w|p` (NS, CNS, GNS, TNS)
+say cannot reach each other, on cards not built into an NVLink fabric.
+
+On an NVLink board (SXM modules) a pair without peer access is a fault: p2p_unavailable, a warn
+(capture_errors._p2p_denied). On PCIe cards it is the platform's or the card's design (GeForce cards have no PCIe
+P2P, a chipset or an IOMMU/ACS setting may refuse it): said as p2p_unavailable_pcie, an info on the pair, so the
+pair's copies and collectives are read as staged through host memory, never as a failed link. One finding a pair,
+whichever tool said it; `topo -p2p p` (NVML's PROP index, PCIe peer support) counts where the same file's
+`topo -m` shows the pair joined by no NVLink (on an NVLink pair PCIe P2P is not the path: not read)."""
+
+from __future__ import annotations
+
+from gpuvet.captures import formats
+from gpuvet.doctor.evidence import Evidence
+from gpuvet.doctor.model import Finding, finding
+from gpuvet.doctor.outcome import LOW
+
+CAUSE = "p2p_unavailable_pcie"
+
+
+def findings(ev: Evidence) -> list[Finding]:
+    """The denied pairs not on an NVLink fabric (those capture_errors._p2p_denied judges a fault), one finding a
+    pair, the first tool's words kept and every file that said it named."""
+    from gpuvet.doctor.capture_errors import _nvlink_fabric, _product
+
+    seen: dict[tuple[int, int], tuple[str, str, list[str]]] = {}
+    for label, said_model, i, j, said in ev.captures.p2p_denied:
+        model = said_model or _product(ev, f"GPU {i}") or ""
+        pair = (min(i, j), max(i, j))
+        if _nvlink_fabric(model):
+            continue
+        first = seen.setdefault(pair, (model, said, []))
+        if label not in first[2]:
+            first[2].append(label)
+    if not seen:
+        return []
+    (i, j), (_, said, _) = min(seen.items())
+    models = {m for m, _, _ in seen.values()}
+    model = next(iter(models)) if len(models) == 1 else ""  # a mixed node's pairs: no one model
+    pairs = [f"GPU {a}-GPU {b}" for a, b in sorted(seen)]
+    one = len(pairs) == 1  # several pairs (a GeForce node's every pair): one finding for them, each pair named
+    return [finding(CAUSE, LOW, between=(f"GPU {i}", f"GPU {j}") if one else None, model=model or None,
+                    pairs=None if one else pairs[:_SHOWN] + ([f"… {len(pairs) - _SHOWN} more"] if len(pairs) > _SHOWN
+                                                            else []),
+                    files=sorted({f for _, _, fs in seen.values() for f in fs}),
+                    detail=f"{said}{'' if one else f' (and {len(pairs) - 1} more pair(s))'}: peer copies between "
+                           "them are staged through host memory (PCIe cards: no P2P on GeForce, or a chipset, IOMMU or "
+                           "ACS that refuses it); by design unless the platform should give P2P")]
+
+
+_SHOWN = 16
+
+
+def prop_denied(fc: formats.FileCapture, label: str, names: dict[str, str]) -> list[tuple[str, str, int, int, str]]:
+    """`topo -p2p p` (PCIe peer support) pairs not OK whose `topo -m` relation in the same file is no NVLink
+    (PIX, PXB, PHB, NODE, SYS): their peer traffic would cross PCIe, which refuses it."""
+    from gpuvet.captures.topo import P2P_MEANING
+
+    topo = fc.topo
+    if topo is None or not fc.p2p.noted:
+        return []
+    out: dict[tuple[int, int], str] = {}
+    for (a, b), st in fc.p2p.noted.items():
+        if st == "OK" or not (a[3:].isdigit() and b[3:].isdigit()):
+            continue
+        rel = topo.cells.get(frozenset((a, b)), "")
+        if not rel or rel.upper().startswith("NV") or rel.upper() == "X":
+            continue
+        i, j = sorted((int(a[3:]), int(b[3:])))
+        out.setdefault((i, j), f"topo -p2p p (PCIe): GPU{i}-GPU{j} {st} ({P2P_MEANING.get(st, st)}) on a {rel} pair")
+    return [(label, names.get(str(i), ""), i, j, said) for (i, j), said in sorted(out.items())]
