@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.helpers import doctor_triples
+from tests.support.helpers import capture_findings, doctor_triples
 
 _SMI = (
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
@@ -93,3 +93,30 @@ def test_peermem_real_fault_still_a_lead(tmp_path: Path, capsys: pytest.CaptureF
     text = "nvidia-peermem nv_dma_map:233 nv_dma_map -- error -22 while calling nvidia_p2p_dma_map_pages()\n"
     _, loud = _loud(text, tmp_path, capsys)
     assert loud, "a peermem mapping error is no teardown line"
+
+
+def _smi(buses: list[str], rows: list[tuple[int, str]]) -> str:
+    head = "".join(f"{b} 3D controller: NVIDIA Corporation Device 2329 (rev a1)\n" for b in buses)
+    body = "".join(
+        f"|   {i}  NVIDIA H20                     On  | 00000000:{b} Off |                    0 |\n"
+        "| N/A   24C    P0              72W / 500W |      0MiB / 97871MiB |      0%      Default |\n"
+        "+-----------------------------------------+----------------------+----------------------+\n"
+        for i, b in rows
+    )
+    return (
+        head + "| NVIDIA-SMI 535.161.03             Driver Version: 535.161.03   CUDA Version: 12.2     |\n"
+        "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+        "|=========================================+======================+======================|\n" + body
+    )
+
+
+def test_a_listing_with_rows_left_out_never_makes_a_module_missing(tmp_path: Path) -> None:
+    """nvidia-smi numbers the modules it brought up without a gap: '0, 1, 7' is a paste's '...' between rows (or
+    two machines' listings in one document), so lspci's C3:00.0 before row 7 is not known missing; where the
+    indexes run unbroken, a module lspci lists and the table skips before its last row still is."""
+    cut = capture_findings(
+        tmp_path, _smi(["04:00.0", "23:00.0", "c3:00.0"], [(0, "04:00.0"), (1, "23:00.0"), (7, "E4:00.0")])
+    )
+    assert not any(cause == "module_missing" for cause, _ in cut), cut
+    gone = capture_findings(tmp_path, _smi(["04:00.0", "23:00.0", "c3:00.0"], [(0, "04:00.0"), (1, "E4:00.0")]))
+    assert any(cause == "module_missing" and "0000:23:00.0" in (module or "") for cause, module in gone), gone

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
-from gpuvet.captures.records import SMI_MESSAGES, ModuleHealth
+from gpuvet.captures.records import SMI_MESSAGES, ModuleHealth, SmiTextModule
 from gpuvet.doctor import bench_cuda
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, causes, finding
@@ -101,7 +101,7 @@ def _fewer_listed(ev: Evidence) -> list[Finding]:
     listed = {bus_key(m.bus_id) for m in c.smi_text if m.bus_id}
     if not listed or not c.bus_gpus:
         return []
-    last = max(listed)
+    last = _listed_through(c.smi_text) or max(listed)
     gone = [(bus_key(b), name) for b, name in c.bus_gpus if bus_key(b) not in listed and bus_key(b) < last]
     if not gone:
         return []
@@ -113,6 +113,21 @@ def _fewer_listed(ev: Evidence) -> list[Finding]:
                     driver_count=len(listed), detail=f"the PCI listing shows {len(c.bus_gpus)} NVIDIA GPU function(s), "
                     f"the driver's listing {len(listed)}: {', '.join(b for b, _ in gone)} missing before its last "
                     f"module ({last})")]
+
+
+def _listed_through(modules: list[SmiTextModule]) -> str:
+    """The last bus id of the listing's unbroken run of indexes from its first (R12C): nvidia-smi numbers the modules
+    it brought up without a gap, so an index skipped ('0, 1, 7': a paste's '...' between rows) or printed twice (two
+    machines' tables in one document) is rows the paste left out, and a module past them is not known missing.
+    Empty where no row prints its index."""
+    indexed = sorted((int(m.fields["Index"]), bus_key(m.bus_id)) for m in modules
+                     if m.bus_id and m.fields.get("Index", "").isdigit())
+    run: list[str] = []
+    for n, (index, bus) in enumerate(indexed):
+        if index != indexed[0][0] + n:
+            break
+        run.append(bus)
+    return max(run) if run else ""
 
 
 # issue 46: what a finding read from a poster's sentence (captures/quoted.py, app_errors.quoted) says of its source
