@@ -3,11 +3,12 @@ Peer Device=1'), deviceQuery ('Peer access from … -> …: No') or `nvidia-smi 
 say cannot reach each other, on cards not built into an NVLink fabric.
 
 On an NVLink board (SXM modules) a pair without peer access is a fault: p2p_unavailable, a warn
-(capture_errors._p2p_denied). On PCIe cards it is the platform's or the card's design (GeForce cards have no PCIe
-P2P, a chipset or an IOMMU/ACS setting may refuse it): said as p2p_unavailable_pcie, an info on the pair, so the
-pair's copies and collectives are read as staged through host memory, never as a failed link. One finding a pair,
-whichever tool said it; `topo -p2p p` (NVML's PROP index, PCIe peer support) counts where the same file's
-`topo -m` shows the pair joined by no NVLink (on an NVLink pair PCIe P2P is not the path: not read)."""
+(capture_errors._p2p_denied). On GeForce cards (no PCIe P2P by design) or cards no line names, the readers' notes
+say it, no finding. On named workstation/datacenter PCIe cards the platform (a chipset, an IOMMU or ACS) refuses
+it: said as p2p_unavailable_pcie, an info, so the pairs' copies read as staged through host memory, never as a
+failed link. One finding for the pairs, whichever tool said it; `topo -p2p p` (NVML's PROP index, PCIe peer
+support) counts where the same file's `topo -m` shows the pair joined by no NVLink (on an NVLink pair PCIe P2P is
+not the path: not read)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def findings(ev: Evidence) -> list[Finding]:
     for label, said_model, i, j, said in ev.captures.p2p_denied:
         model = said_model or _product(ev, f"GPU {i}") or ""
         pair = (min(i, j), max(i, j))
-        if _nvlink_fabric(model):
+        if _nvlink_fabric(model) or not _p2p_expected(model):
             continue
         first = seen.setdefault(pair, (model, said, []))
         if label not in first[2]:
@@ -45,11 +46,21 @@ def findings(ev: Evidence) -> list[Finding]:
                                                             else []),
                     files=sorted({f for _, _, fs in seen.values() for f in fs}),
                     detail=f"{said}{'' if one else f' (and {len(pairs) - 1} more pair(s))'}: peer copies between "
-                           "them are staged through host memory (PCIe cards: no P2P on GeForce, or a chipset, IOMMU or "
-                           "ACS that refuses it); by design unless the platform should give P2P")]
+                           "them are staged through host memory (the chipset, an IOMMU or PCIe ACS refuses P2P on "
+                           "these cards, which offer it where the platform allows)")]
 
 
 _SHOWN = 16
+
+
+_CONSUMER = ("geforce", "titan")  # NVIDIA gives GeForce and TITAN cards no PCIe P2P: its absence is their design
+
+
+def _p2p_expected(model: str) -> bool:
+    """A named workstation or datacenter PCIe card (RTX A6000, L40S, A100 PCIe, L4 …), whose driver offers PCIe P2P
+    where the platform allows it; a GeForce card, or a pair whose model no line names, is left to the readers'
+    notes (their design, or not known: no finding)."""
+    return bool(model) and not any(k in model.lower() for k in _CONSUMER)
 
 
 def prop_denied(fc: formats.FileCapture, label: str, names: dict[str, str]) -> list[tuple[str, str, int, int, str]]:
