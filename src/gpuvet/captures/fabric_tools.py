@@ -129,9 +129,9 @@ _GPCNET = re.compile(r"\bERROR: this application must be run on at least \d+ nod
 
 def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> None:
     """The fabric tools' lines, added to ``out`` (ops_layer.parse's): findings as records, the rest claimed."""
-    held = holding(lines, WORDS, marks)
-    if not any(w in lines[i].text for i in held for w in MARKS):
+    if not holding(lines, MARKS, marks):  # a text without one of the tools' own marks costs one search of them
         return
+    held = holding(lines, WORDS, marks)
     text = {w for w in MARKS if any(w in lines[i].text for i in held)}
     if "CCW_BER" in text:
         _cxiberstat(lines, held, out)
