@@ -98,6 +98,13 @@ def test_p2p_unavailable_by_card(name: str, want: tuple[str, str] | None, tmp_pa
     assert p2p == ([want] if want else [])
 
 
+def test_p2p_unavailable_between_two_models_is_their_design(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    text = _p2p("NVIDIA RTX A6000").replace("Device: 1, NVIDIA RTX A6000", "Device: 1, NVIDIA A40")
+    _, found = doctor_triples(text, tmp_path, capsys)
+    assert not [c for c, _, _ in found if c.startswith("p2p_unavailable")]
+
+
 def _topo(rel: str, status: str, mode: str = "p") -> str:
     return "\n".join([
         "$ nvidia-smi topo -m",

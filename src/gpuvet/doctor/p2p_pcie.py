@@ -25,12 +25,14 @@ def findings(ev: Evidence) -> list[Finding]:
     pair, the first tool's words kept and every file that said it named."""
     from gpuvet.doctor.capture_errors import _nvlink_fabric, _product
 
+    listed = {d.index: d.name for d in ev.captures.nvb_devices}  # the samples' 'Device: N, NAME' lines
     seen: dict[tuple[int, int], tuple[str, str, list[str]]] = {}
     for label, said_model, i, j, said in ev.captures.p2p_denied:
         model = said_model or _product(ev, f"GPU {i}") or ""
+        other = listed.get(j) or _product(ev, f"GPU {j}") or model
         pair = (min(i, j), max(i, j))
-        if _nvlink_fabric(model) or not _p2p_expected(model):
-            continue
+        if _nvlink_fabric(model) or not _p2p_expected(model) or not _p2p_expected(other) or other != model:
+            continue  # two models: CUDA gives no P2P between them (another architecture or SKU), by design
         first = seen.setdefault(pair, (model, said, []))
         if label not in first[2]:
             first[2].append(label)
