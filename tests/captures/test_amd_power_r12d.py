@@ -93,3 +93,30 @@ def test_the_ax_rows_read_as_their_class(tmp_path: Path) -> None:
     assert read("journal_bz214289_navi21_smu_precheck_riser.txt") == {("module_firmware_unresponsive", BUS): "warn"}
     assert read("dmesg_amdgfx_asic_reset_failed_enosys.txt") == {("module_hang_recovered", "0000:B1:00.0"): "warn"}
     assert read("journal_bz201957_amdgpu_psp_resume_fail.txt")[("module_hung_reset", "0000:0C:00.0")] == "critical"
+
+
+def test_a_ras_count_of_all_ones_counters_is_an_untrusted_reading_not_an_uncorrectable_error(tmp_path: Path) -> None:
+    def ras(n: int, kind: str = "uncorrectable") -> str:
+        return f"[ 88.000001] amdgpu 0000:0b:00.0: {n} {kind} hardware errors detected in umc block\n"
+
+    garbled = {("module_sensors_unreadable", "0000:0B:00.0"): "warn"}
+    assert capture_findings(tmp_path, ras(1048560, "correctable") + ras(1048560)) == garbled
+    assert capture_findings(tmp_path, ras(2097120)) == garbled  # the same step at the next query
+    assert capture_findings(tmp_path, ras(3)) == {("module_hardware_error", "0000:0B:00.0"): "critical"}
+    assert capture_findings(tmp_path, ras(1048561)) == {("module_hardware_error", "0000:0B:00.0"): "critical"}
+
+
+def test_machine_checks_logged_without_their_records_are_a_host_warn(tmp_path: Path) -> None:
+    logged = "[ 3311.120001] mce: [Hardware Error]: Machine check events logged\n"
+    amd = "[ 3311.120101] amdgpu 0000:0b:00.0: amdgpu: SMU is initialized successfully!\n"
+    got = capture_findings(tmp_path, amd + logged + logged)
+    assert got == {("host_machine_check_logged", "host CPUs (machine check records not in the log)"): "warn"}
+    journal = "Jan 06 06:27:44 hemma kernel: mce: [Hardware Error]: Machine check events logged\n"
+    assert set(capture_findings(tmp_path, journal)) == {
+        ("host_machine_check_logged", "host CPUs (machine check records not in the log)")
+    }
+    # where the record itself is in the log, it is judged (host_ras) and the 'logged' line adds nothing
+    record = "[ 3311.120000] mce: [Hardware Error]: CPU 9: Machine Check: 0 Bank 5: bea0000000000108\n"
+    causes = {c for c, _ in capture_findings(tmp_path, record + logged)}
+    assert "host_machine_check_logged" not in causes and causes
+    assert capture_findings(tmp_path, "[ 0.500000] mce: CPU0: Thermal monitoring enabled (TM1)\n") == {}

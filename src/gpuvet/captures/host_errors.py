@@ -60,10 +60,11 @@ class DimmErrors:
 def read(lines: list[Line]) -> tuple[set[int], str | None, list[DimmErrors]]:
     """EDAC's, APEI's and the machine check handler's memory errors (_edac), with host_ras' machine check records,
     rasdaemon's ras-mc-ctl and the memory's ECC type (R9B): the lines read, one note, the findings."""
-    from gpuvet.captures import host_ras  # it imports this module's kinds
+    from gpuvet.captures import host_mce_logged, host_ras  # they import this module's kinds
 
     claimed, said, dimms = _edac(lines)
     more, notes, found = host_ras.read(lines)
+    found += host_mce_logged.read(lines, found) if said else []  # R12D: 'Machine check events logged' alone
     return claimed | more, "; ".join(n for n in (said, *notes) if n) or None, dimms + found
 
 

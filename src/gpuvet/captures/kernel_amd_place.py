@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gpuvet.captures import amd_asic_reset, amd_hang_outcome
+from gpuvet.captures import amd_asic_reset, amd_hang_outcome, amd_ras_counts
 from gpuvet.captures.kernel_places import AMD_BUS, AMD_NO_BUS
 from gpuvet.node.bus import bus_key
 
@@ -28,7 +28,7 @@ _DONE = re.compile(r"reset(?:\(\d+\))? succeed(?:ed)?\b", re.I)  # the driver's 
 def settled(lines: list[Line], events: list[KernelEvent], notes: list[str]) -> list[KernelEvent]:
     """``events`` with the bus-less amdgpu ones placed on the log's only amdgpu module, and a reset followed by
     failed engine tests on its module read as the failed reset it was (amd_reset_failed)."""
-    placed = amd_asic_reset.weighed(lines, _placed(lines, events, notes))  # R12D: a failed ASIC reset then a success
+    placed = amd_asic_reset.weighed(lines, amd_ras_counts.garbled(_placed(lines, events, notes)))  # R12D
     return amd_hang_outcome.judged(lines, _not_back(lines, placed))  # AGX1: its outcome
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuvet.captures import kernel_amd_power, nv_driver_faults
+from gpuvet.captures import amd_ras_counts, kernel_amd_power, nv_driver_faults
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ AMD: tuple[KernelMessage, ...] = (
     # whose every message failed, every two seconds, until a power cycle)
     KernelMessage("amd_recovery_failed", re.compile(r"\bfailed to send pre message [0-9a-fA-F]{1,4} ret is 0\b|"
                                                     r"\blast message was failed ret is 0\b", re.I), "amdgpu"),
-) + tuple(KernelMessage(kind, pattern, "amdgpu") for kind, pattern in kernel_amd_power.AMD)  # R12D: SMU messages
+) + tuple(KernelMessage(kind, pattern, "amdgpu") for kind, pattern in kernel_amd_power.AMD + amd_ras_counts.AMD)  # R12D
 INTEL: tuple[KernelMessage, ...] = (
     # i915 gt/intel_reset.c (intel_wedge_me): a reset that outran its watchdog; the GT is declared wedged
     KernelMessage("intel_reset_timeout", re.compile(r"\btimed out, cancelling all in-flight rendering\b"), "i915"),
