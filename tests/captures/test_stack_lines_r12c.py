@@ -120,3 +120,17 @@ def test_a_listing_with_rows_left_out_never_makes_a_module_missing(tmp_path: Pat
     assert not any(cause == "module_missing" for cause, _ in cut), cut
     gone = capture_findings(tmp_path, _smi(["04:00.0", "23:00.0", "c3:00.0"], [(0, "04:00.0"), (1, "E4:00.0")]))
     assert any(cause == "module_missing" and "0000:23:00.0" in (module or "") for cause, module in gone), gone
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Failed to initialize NVML: NVML Shared Library Not Found",
+        "pynvml.nvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found",
+        "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system.",
+    ],
+)
+def test_nvml_library_not_found_is_one_verdict(line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """NVML_ERROR_LIBRARY_NOT_FOUND in NVML's words and nvidia-smi's own sentence: the same fact, the same cause."""
+    _, loud = _loud(f"$ nvidia-smi\n{line}\n", tmp_path, capsys)
+    assert {(c, s) for c, s, _ in loud} == {("nvml_library_not_loadable", "warn")}, loud

@@ -42,6 +42,9 @@ _LOST_CONTEXT = lazy(
     r"|CUDA_ERROR_LAUNCH_FAILED|\b999\b|\binitiali[sz]ation error\b",
     re.I,
 )
+# R12C: NVML_ERROR_LIBRARY_NOT_FOUND in any call's words (nvmlErrorString's, pynvml's class, the C name): the fact
+# nvidia-smi's "couldn't find libnvidia-ml.so" says (app_errors' smi_no_nvml_lib), one verdict
+_LIB_NOT_FOUND = lazy(r"NVML Shared Library Not Found|\bNVML_ERROR_LIBRARY_NOT_FOUND\b|NVMLError_LibraryNotFound", re.I)
 _CUDA_KINDS = ("launch_failure", "cuda_runtime_error", "cuda_api_driver", "cuda_init_unknown", "cuda_init_error")
 _NVML_KINDS = ("nvml_api", "container_cli_driver")  # NVML's words, nvidia-container-cli's relay of them
 _SLEPT = lazy(r"\bsuspend(?:ed|ing)?\b|\bhibernat\w*|\bs2idle\b|\bsystem sleep\b|\bfrom sleep\b", re.I)
@@ -79,6 +82,8 @@ def relabel(lines: list[Line], out: AppErrorsParse) -> None:
             e = replace(e, kind=FUNCTION_NOT_FOUND)
         elif e.kind.startswith("nvml_api") and _NOT_LOADED.search(e.text):
             e = replace(e, kind="smi_no_driver")
+        elif e.kind.startswith("nvml_api") and _LIB_NOT_FOUND.search(e.text):
+            e = replace(e, kind="smi_no_nvml_lib")
         elif e.kind in _CUDA_KINDS and resumed is not None and resumed < e.line and _LOST_CONTEXT.search(e.text):
             e = replace(e, kind=AFTER_RESUME, meaning=_RESUME_MEANING)
         elif e.kind == "nvml_unknown" and updated:
