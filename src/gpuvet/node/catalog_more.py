@@ -125,7 +125,7 @@ SHEETS: tuple[Sheet, ...] = (
           24_576, 936, {"fp32": 35.6}, "nvlink", None, None, 4, 16, 350,
           ("NVIDIA GeForce RTX 3090", "GeForce RTX 3090", "RTX 3090"),
           {"memory_mib": _MIB + "fresh_k/rigreport_club585_2x3090_x4_powercap.txt"}),
-    # issue 46 (R12B): GeForce and Quadro cards benchmark logs name; each figure from NVIDIA's architecture
+    # issue 46 (R12B): GeForce cards benchmark logs name; each figure from NVIDIA's architecture
     # whitepaper for the card (its reference board's column), the NVLink bridge's figure where it takes one.
     Sheet("RTX-2080-Ti", "nvidia", "NVIDIA Turing GPU architecture whitepaper (GeForce RTX 2080 Ti column)", 11_264,
           616, {"fp32": 13.4}, "nvlink", 2, 25, 3, 16, 250,
@@ -133,14 +133,6 @@ SHEETS: tuple[Sheet, ...] = (
           {"memory_mib": _MIB + "fresh_ax/nvidiasmi_autodl2080ti_table_idle.txt",
            "fabric_links": "Turing whitepaper: TU102 has two x8 NVLink 2 links, 100 GB/s both ways together",
            "fabric_lane_gbps": "Turing whitepaper: 25 GB/s per x8 link per direction"}),
-    Sheet("Quadro-RTX-8000", "nvidia", "NVIDIA Quadro RTX 8000 datasheet", None, 672, {"fp32": 16.3}, "nvlink",
-          2, 25, 3, 16, 295, ("Quadro RTX 8000", "NVIDIA Quadro RTX 8000"),
-          {"fabric_links": "Quadro RTX 8000 datasheet: NVLink bridge 100 GB/s both ways = 2 x 25 GB/s a direction",
-           "fabric_lane_gbps": "NVLink 2 at 25 GB/s per link per direction"}),
-    Sheet("Quadro-RTX-6000", "nvidia", "NVIDIA Quadro RTX 6000 datasheet", None, 672, {"fp32": 16.3}, "nvlink",
-          2, 25, 3, 16, 295, ("Quadro RTX 6000", "NVIDIA Quadro RTX 6000"),
-          {"fabric_links": "Quadro RTX 6000 datasheet: NVLink bridge 100 GB/s both ways = 2 x 25 GB/s a direction",
-           "fabric_lane_gbps": "NVLink 2 at 25 GB/s per link per direction"}),
     Sheet("RTX-3080", "nvidia", "NVIDIA Ampere GA102 GPU architecture whitepaper (GeForce RTX 3080 column)", None,
           760, {"fp32": 29.8}, None, None, None, 4, 16, 320, ("NVIDIA GeForce RTX 3080", "GeForce RTX 3080")),
     Sheet("RTX-4080", "nvidia", "NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4080 column)", None,
