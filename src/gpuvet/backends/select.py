@@ -11,8 +11,11 @@ from gpuvet import knowledge
 from gpuvet.backends.base import Backend
 
 if TYPE_CHECKING:  # a simulated node or captured files need neither NVML nor psutil
+    from collections.abc import Mapping
+
     from gpuvet.backends.amd.gateway import Amdsmi
     from gpuvet.backends.nvidia.gateway import Nvml
+    from gpuvet.captures.read import FileCapture
     from gpuvet.node.model import Node
     from gpuvet.node.spec import FaultSpec
 
@@ -40,8 +43,10 @@ def load_node(ref: str) -> SpecNode:
 
 
 def open_backend(sim: str | None = None, from_files: list[str] | None = None,
-                 nvml: Nvml | None = None, amdsmi: Amdsmi | None = None) -> Backend:
-    """Raises SpecError/CatalogError for a bad ``sim`` spec, CaptureError for a bad capture."""
+                 nvml: Nvml | None = None, amdsmi: Amdsmi | None = None,
+                 parsed: Mapping[str, FileCapture] | None = None) -> Backend:
+    """Raises SpecError/CatalogError for a bad ``sim`` spec, CaptureError for a bad capture. ``parsed``: the
+    files' parses a caller made already (doctor's), taken instead of reading them again."""
     if sim:
         from gpuvet.backends.sim.backend import SimBackend
 
@@ -49,7 +54,7 @@ def open_backend(sim: str | None = None, from_files: list[str] | None = None,
     if from_files:
         from gpuvet.backends.capture.backend import CaptureBackend
 
-        return CaptureBackend(from_files)
+        return CaptureBackend(from_files, parsed)
     from gpuvet.backends.host import HostBackend
     from gpuvet.backends.nvidia.backend import NvidiaBackend
     from gpuvet.backends.nvidia.gateway import NvmlUnavailable

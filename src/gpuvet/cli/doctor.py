@@ -90,7 +90,7 @@ def _backend(sim: str | None, captures: Captures | None) -> Backend | None:
     if sim:
         return open_backend(sim=sim)
     if captures is not None:
-        return open_backend(from_files=captures.topo_and_xml) if captures.topo_and_xml else None
+        return open_backend(from_files=captures.topo_and_xml, parsed=captures.parsed) if captures.topo_and_xml else None
     return open_backend()
 
 

@@ -82,6 +82,8 @@ class Captures:
     nvb_waived: list[NvbWaived] = field(default_factory=list)
     nvlink_products: dict[str, str] = field(default_factory=dict)  # "GPU 0" -> product, for its design link count
     topo_and_xml: list[str] = field(default_factory=list)  # paths for CaptureBackend
+    parsed: dict[str, read.FileCapture] = field(default_factory=dict, compare=False, repr=False)  # path -> its parse:
+    # the backend takes these (cli/doctor.py), not a second read of each file (a stat, read and hash when unsettled)
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     read_as: dict[str, list[str]] = field(default_factory=dict)  # file name -> the kinds read in it (cited as evidence)
@@ -119,7 +121,8 @@ def read_captures(paths: list[str]) -> Captures:
     from gpuvet.doctor import file_hosts
 
     caps = Captures(files=list(paths))
-    files = [(Path(p).name, read.read(p)) for p in once_each(paths, caps.notes)]
+    caps.parsed = {p: read.read(p) for p in once_each(paths, caps.notes)}
+    files = [(Path(p).name, fc) for p, fc in caps.parsed.items()]
     files, apart = file_hosts.apart(files)  # two files naming one module: kept apart, each in its place (issue 46)
     for _, fc in files:
         _add(caps, fc)

@@ -15,6 +15,7 @@ never joined) and joins its topology and module list.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -186,7 +187,8 @@ class CaptureBackend(Backend):
     captured = True
     simulated = False
 
-    def __init__(self, paths: list[str]) -> None:
+    def __init__(self, paths: list[str], parsed: Mapping[str, capture_read.FileCapture] | None = None) -> None:
+        """``parsed``: parses of the files made already (doctor's read_captures), taken instead of reading them."""
         self.paths = paths
         self._notes: list[str] = []
         self._topo: Node | None = None
@@ -206,7 +208,7 @@ class CaptureBackend(Backend):
         npus: set[int] = set()  # the NPUs an Ascend error log names by device: listed last, where nothing else lists
         driver_ids = DriverIds()  # the PCI ids and VRAM the drivers' lines print: the kernel-named modules' models
         for path in once_each(paths, self._notes):
-            fc = capture_read.read(path)
+            fc = parsed[path] if parsed is not None and path in parsed else capture_read.read(path)
             label = Path(path).name
             self._notes += [f"{label}: {n}" for n in fc.notes]
             self._hosts.update(dict.fromkeys([*([fc.host] if fc.host else []), *_log_hosts(fc)]))
