@@ -1,5 +1,5 @@
 """Issue 46 (R12D): amdgpu's SMU power-management messages (smu_cmn.c's pre-check, amdgpu_smu.c's power gating,
-amdgpu_dpm.c's 'Dpm ... failed', amdgpu_gfx.c's gfxoff, smu9's 'Failed to send message') read as one fact, warn;
+amdgpu_dpm.c's 'Dpm ... failed', amdgpu_gfx.c's gfxoff) read as one fact, warn;
 a failed ASIC reset the driver then says succeeded weighed by its outcome; a quoted-printable mail's soft breaks
 joined. Lines written in the drivers' own formats (torvalds/linux drivers/gpu/drm/amd, v6.12)."""
 
@@ -20,7 +20,6 @@ _SMU = (
     "[drm:amdgpu_dpm_enable_uvd [amdgpu]] *ERROR* Dpm disable uvd failed, ret = -5.",
     "amdgpu 0000:03:00.0: amdgpu: Failed to enable gfxoff!",
     "amdgpu 0000:03:00.0: amdgpu: failed to disable gfxoff",
-    "amdgpu 0000:03:00.0: amdgpu: Failed to send message: 0x26, ret value: 0x0",
 )
 _LOAD = "amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!"
 _FRAMES = ("[ 8812.{:06d}] {}", "Sep 02 16:39:{:02d} dagon kernel: {}")

@@ -164,6 +164,7 @@ def test_every_kernel_message_kind_names_a_cause_with_a_fix():
     from gpuvet.captures import (
         app_gpu_lines,
         host_errors,
+        host_mce_logged,
         host_ras,
         kernel_amd_client,
         kernel_driver_resources,
@@ -182,7 +183,8 @@ def test_every_kernel_message_kind_names_a_cause_with_a_fix():
         | set(kernel_host.KINDS) | set(kernel_nvgpu.KINDS) | set(kernel_nouveau.KINDS) | {kernel_intel_fault.KIND} \
         | {kernel_vendor_reset.KIND} | set(smi_messages.KINDS) | set(app_gpu_lines.KINDS) \
         | set(kernel_intel_fw.KINDS) | set(kernel_driver_resources.KINDS) | {kernel_intel_reset.KIND} \
-        | {kernel_amd_client.KIND} | set(host_errors.KINDS) | {kernel_flips.KIND} | set(host_ras.KINDS) == set(table)
+        | {kernel_amd_client.KIND} | set(host_errors.KINDS) | {kernel_flips.KIND} | set(host_ras.KINDS) \
+        | {host_mce_logged.KIND} == set(table)
     for kind, info in table.items():
         assert info.cause in causes() and info.action and info.meaning, kind
 

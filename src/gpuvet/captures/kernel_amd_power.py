@@ -11,9 +11,9 @@ Each pattern is the printf format of its source (torvalds/linux, drivers/gpu/drm
   ret = -5.': the same message through the dpm layer;
 - amdgpu/amdgpu_gfx.c (amdgpu_gfx_off_ctrl, amdgpu_gfx_off_ctrl_immediate): 'failed to enable gfxoff', 'Failed to
   disable gfxoff!' (dev_err/DRM_ERROR spellings): the SMU's gfxoff message failed;
-- pm/powerplay/smumgr/smu9_smumgr.c, vega*_smumgr.c: 'Failed to send message: 0x26, ret value: 0x0' - a message the
-  SMU answered with no response (powerplay smu7's 'failed to send message %x ret is 0' stays kernel.py's
-  amd_recovery_failed: batch p's row repeats it every two seconds on a module that never came back).
+Powerplay's 'failed to send message %x ret is 0' (smu7) stays kernel.py's amd_recovery_failed (batch p's row repeats
+it every two seconds on a module that never came back) and smu9's 'Failed to send message: 0x26, ret value: 0x0' a
+lead (driver_error_unnamed, warn: batch x's strict table holds that cause for its row).
 Each one alone leaves the module running (a video decoder not power-gated, gfxoff not entered): warn, never
 critical; where the driver then gave the module up a line of its own (a reset failed, init failed) says so."""
 
@@ -27,8 +27,7 @@ _SMU = (
     r"\bMsg issuing pre-check failed\b|\bSMU may be not in the right state\b|"
     r"\bFailed to power (?:un)?gate\b|"
     r"\bDpm (?:en|dis)able (?:uvd|vce|jpeg|vcn) failed, ret = -?\d+|"
-    r"\bfailed to (?:en|dis)able gfxoff\b|"
-    r"\bFailed to send message:? 0x[0-9a-fA-F]{1,4},? ret value: 0x[0-9a-fA-F]+"
+    r"\bfailed to (?:en|dis)able gfxoff\b"
 )
 # (kind, pattern): kernel_phrases makes them its KernelMessage records (it imports this module, not the reverse)
 AMD: tuple[tuple[str, re.Pattern[str]], ...] = (("amd_smu_no_answer", re.compile(_SMU, re.I)),)

@@ -85,9 +85,9 @@ AMD: tuple[KernelMessage, ...] = (
     KernelMessage("amd_page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\]\s+retry page fault\b(?!`)", re.I), "amdgpu"),
     # R10A: powerplay's smu7/ci SMU message that got no answer (response 0) in its other spellings: the 'pre message'
     # and 'last message was failed ret is 0' beside 'failed to send message 16a ret is 0' (kernel.py reads that one):
-    # one fact, kernel.py's verdict. smu9/vega's 'Failed to send message: 0x26, ret value: 0x0' is kernel_amd_power's
-    # amd_smu_no_answer (warn: a one-off under rocm-smi's polling, batch x); smu7's stays critical (batch p: a module
-    # whose every message failed, every two seconds, until a power cycle)
+    # one fact, kernel.py's verdict. smu9/vega's 'Failed to send message: 0x26, ret value: 0x0' stays a lead (warn:
+    # a one-off under rocm-smi's polling, batch x's strict table holds driver_error_unnamed); smu7's stays critical
+    # (batch p: a module whose every message failed, every two seconds, until a power cycle)
     KernelMessage("amd_recovery_failed", re.compile(r"\bfailed to send pre message [0-9a-fA-F]{1,4} ret is 0\b|"
                                                     r"\blast message was failed ret is 0\b", re.I), "amdgpu"),
 ) + tuple(KernelMessage(kind, pattern, "amdgpu") for kind, pattern in kernel_amd_power.AMD + amd_ras_counts.AMD)  # R12D
