@@ -85,6 +85,12 @@ EVIDENCED_BY["captured_errors"] |= {"PyTorch collect_env", "vLLM collect_env", "
 NO_EVIDENCE_MARK = "cited no evidence"  # what clear() says when a check called it with nothing read
 # issue 46: other accelerators' tools judge their own modules (captures/accel_tools.py)
 EVIDENCED_BY["tool_verdicts"] |= {"hl-smi", "hl-smi -q", "hl-smi -Q", "habanalabs driver", "tt-smi"}
+# session 66 (batch AX): hl-smi's table holds a Compute Processes section, one row per AIP ('N/A' on an idle one, as
+# Habana's docs print it), read onto the modules as nvidia-smi's table's are: other_processes judges it
+EVIDENCED_BY["other_processes"] |= {"hl-smi"}
+# session 66 (batch AY): lspci -vvv gives a NIC's LnkCap and LnkSta; nic_ports judges a NIC link trained below its
+# capability from them (checks/nics.pcie: info where no port rate was read)
+EVIDENCED_BY["nic_ports"] |= {"lspci -vvv"}
 EVIDENCED_BY["tool_verdicts"] |= {"tt-smi -s", "tt-umd", "tt-kmd"}  # R8A: Tenstorrent's other faults (captures/tt_faults.py)
 EVIDENCED_BY["tool_verdicts"] |= {"tt-smi reset script"}  # R10A: its "Unsuccessful board reset" (captures/tt_resets.py)
 # session 65 (batch AW): deviceQuery prints each module's ECC mode ('ECC Enabled: Yes'): ecc_health judges the mode
