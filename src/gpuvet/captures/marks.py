@@ -66,19 +66,28 @@ class Marks:
         self.triples: np.ndarray | None = None  # a bit each (np.packbits); None: a short text, or not counted yet
         self.ascii = True
         self.settled: object = None  # the groups settle last answered (read.py asks its FORMATS' twice)
+        self.groups: dict[int, tuple[tuple[Marker, ...], bool]] = {}  # id(a group asked) -> (it, its answer)
         if text is not None:
             self._take(text)
 
     def any(self, markers: Iterable[Marker]) -> bool:
-        """Whether the text holds one of ``markers``; none given: always (a format said to need none)."""
-        given, found = False, self.found
+        """Whether the text holds one of ``markers``; none given: always (a format said to need none). A tuple
+        asked again answers at once (read.py asks each format's twice, a reader its own on each run): a pattern's
+        hash, which each lookup of it in ``found`` takes, reads its compiled code."""
+        if type(markers) is tuple and (known := self.groups.get(id(markers))) is not None and known[0] is markers:
+            return known[1]
+        given, found, answer = False, self.found, False
         for marker in markers:
             given = True
-            if (got := found.get(marker)) is None:  # one asked before answers with no call (read.py asks each twice)
+            if (got := found.get(marker)) is None:  # one asked before answers with no call
                 got = self.has(marker)
             if got:
-                return True
-        return not given
+                answer = True
+                break
+        answer = answer or not given
+        if type(markers) is tuple:
+            self.groups[id(markers)] = (markers, answer)  # the tuple kept: its id names no other while here
+        return answer
 
     def settle(self, groups: Iterable[tuple[Marker, ...]]) -> None:
         """Whether the text holds one of each group's markers answered now (as ``any`` answers it), then
