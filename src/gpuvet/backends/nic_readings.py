@@ -24,6 +24,10 @@ COUNTER_LIMITS = {"symbol_error": 0xFFFF, "link_error_recovery": 0xFF, "link_dow
 IB_ERROR_THRESHOLDS = {"symbol_error": 10, "link_error_recovery": 10, "link_downed": 10, "port_rcv_errors": 10,
                        "local_link_integrity_errors": 10, "excessive_buffer_overrun_errors": 10,
                        "port_rcv_remote_physical_errors": 100}
+# HPE Slingshot cxiberstat's corrected-codeword BER at or above which a NIC's link is judged (captures/fabric_tools):
+# HPE gives no number (shs-docs net_diags/cxiberstat.md); 1e-8 sits between its normal run's worst NIC (4.6e-10) and
+# its 'bad run' example (2.5e-6), twenty times above the first and 250 times below the second
+SLINGSHOT_CCW_BER_LIMIT = 1e-8
 # an Ethernet port's physical-layer error counters as ethtool -S names them (mlx5 en_stats.c's PPCNT 802.3 and
 # physical-layer groups, bnxt_en's port stats, ice's, the generic netdev stats): a healthy link counts none of them
 # (captures/ethtool.py; checks/nics.ethtool_errors)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.backends.nic_readings import SLINGSHOT_CCW_BER_LIMIT as CCW_LIMIT
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.ops_logs import add
@@ -90,7 +91,6 @@ _BER_OTHER = re.compile(
     r"^\s*(?:[\w.-]+:\s+)?(?:Note: Using a duration|\s*Node\s+Device\s+CCW_BER|CCW BER Summary|"
     r"UCW BER Summary|\s*Bin\s+#|\s*(?:1e-\d+|<min):\s+\d+|No UCW BERs)"
 )
-CCW_LIMIT = 1e-8  # see the module's docstring: between HPE's normal run (4.6e-10) and its bad run (2.5e-6)
 _BW_ROW = re.compile(r"^\s*(?:[\w.-]+:\s+)*?(?P<node>[\w.-]+):\s+(?P<dev>cxi\d+):\s+(?P<rest>.+?)\s*$")
 _BW_OTHER = re.compile(r"^\s*(?:\S+:\s+)?(?:cxibwcheck\.sh:|Hosts = \d|Min = \d|Test (?:passed|failed))")
 _DG_CONTEXT = re.compile(r"^\s*(?:Running (?P<test>\w+) tests on (?P<nic>NIC \d+)|Running (?P<all>\w+) tests over)")
@@ -107,13 +107,17 @@ _DG_OTHER = re.compile(
     r"Final \w+ bandwidth stats|Per node bandwidth stats|Using (?:NIC \d+|all NICs)|nprocs=|"
     r"dgnettest has (?:PASSED|FAILED)|Running \w+ tests|[a-z][\w.-]*\d\s+\d+\s+\d+\s+\d+)"
 )
+# ibdiagnet's port name 'S<GUID>/N<GUID>/P1/5/1': a match starts only where a name can (not inside another token's
+# word or path), its '/'-joined words read once, so a long line costs its length, not its length squared (the lazy
+# '\S*?' from every 'S<16 hex>' took 18.6 s on a 160 KB line); lines are searched in their first _IBD_LINE characters
+_IBD_PORT = r"(?P<port>(?<![\w/])S[0-9a-f]{16}(?:/[A-Z]\w*)*?/P\d+(?:/\d+)*)"
+_IBD_LINE = 4096  # characters: ibdiagnet prints these lines in under 300 (docs/limits.md, captures)
 _IBD_COUNTER = re.compile(
-    r"(?P<port>S[0-9a-f]{16}\S*?/P[\d/]+)\s+-\s+\"?(?P<counter>\w+)\"?\s+increased during the "
-    r"run\s+\(difference value=(?P<diff>\d+)"
+    _IBD_PORT + r"\s+-\s+\"?(?P<counter>\w+)\"?\s+increased during the run\s+\(difference value=(?P<diff>\d+)"
 )
 _IBD_CABLE = re.compile(
-    r"(?P<port>S[0-9a-f]{16}\S*?/P[\d/]+)\s+-\s+Cable High Temperature (?P<what>Alarm|Warning|"
-    r"detected)\b.*?temperature:\s*(?P<t>-?\d+)C"
+    _IBD_PORT + r"\s+-\s+Cable High Temperature (?P<what>Alarm|Warning|detected)\b[^:]{0,120}?temperature:\s*"
+    r"(?P<t>-?\d+)C"
 )
 _FDR = re.compile(
     r"^\s*(?:Number of Uncorrected codewords|Number of codewords|Symbol errors|code words err S\d+|FDR "
@@ -187,7 +191,8 @@ def _cxiberstat(lines: list[Line], held: list[int], out: AppErrorsParse) -> None
         why = (
             "uncorrectable codewords are data the link lost"
             if ucw is not None
-            else f"corrected BER at or above {CCW_LIMIT:g} (HPE's normal run stays below 5e-10)"
+            else f"corrected BER at or above {CCW_LIMIT:g} (gpuvet's line: HPE gives none; its normal run peaks at "
+            "4.6e-10, its bad run 2.5e-6)"
         )
         add(
             out,
@@ -272,7 +277,8 @@ def _ibdiagnet_report(lines: list[Line], held: list[int], out: AppErrorsParse) -
     its cable temperature alarms, bare or in a report built from its log: the port's."""
     for i in held:
         ln = lines[i]
-        if (c := _IBD_COUNTER.search(ln.text)) is not None:
+        text = ln.text[:_IBD_LINE]
+        if (c := _IBD_COUNTER.search(text)) is not None:
             add(
                 out,
                 "fabric_port_counter",
@@ -281,7 +287,7 @@ def _ibdiagnet_report(lines: list[Line], held: list[int], out: AppErrorsParse) -
                 tool="ibdiagnet",
                 host=c.group("port"),
             )
-        elif (h := _IBD_CABLE.search(ln.text)) is not None and h.group("what") == "Alarm":
+        elif (h := _IBD_CABLE.search(text)) is not None and h.group("what") == "Alarm":
             add(
                 out,
                 "fabric_cable_alarm",
@@ -297,12 +303,13 @@ def _ibdiagnet_report(lines: list[Line], held: list[int], out: AppErrorsParse) -
 
 def _fdrstat(lines: list[Line], held: list[int], out: AppErrorsParse) -> None:
     """Broadcom's phydiag fdrstat counter: uncorrected codewords on a switch port are its link's errors."""
-    port = "?"
+    port, read = "?", False
     for i in held:
         ln = lines[i]
         if (p := re.match(r"^\s*port (\d+): Collecting", ln.text)) is not None:
             port = p.group(1)
         if (bad := _FDR_BAD.match(ln.text)) is not None and any(int(n) for n in bad.group("n").split()):
+            read = True
             add(
                 out,
                 "fabric_port_counter",
@@ -312,5 +319,7 @@ def _fdrstat(lines: list[Line], held: list[int], out: AppErrorsParse) -> None:
                 host=f"switch port {port}",
             )
         elif _FDR.match(ln.text):
+            read = True
             out.claimed.add(ln.no)
-    out.notes.append("Broadcom phydiag fdrstat: switch ports' FEC histograms read (uncorrected codewords judged)")
+    if read:  # 'Uncorrected codewords' in another tool's words is not an fdrstat histogram read
+        out.notes.append("Broadcom phydiag fdrstat: switch ports' FEC histograms read (uncorrected codewords judged)")
