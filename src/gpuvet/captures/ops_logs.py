@@ -17,18 +17,11 @@ from gpuvet.captures import ops_agents
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
+from gpuvet.captures.sinfo_states import GPU_PART, verdict
 from gpuvet.captures.text import Line
 
 # sinfo's state table (default, -N, -l, -o with %P %t %N): its header names STATE and NODELIST
 _SINFO_HEAD = re.compile(r"^\s*(?:PARTITION|NODELIST|HOSTNAMES)\b.*\bSTATE\b")
-# a node state (sinfo's %t short or %T long form, with its flags: * not responding, ~ powered off, # powering up,
-# ! / % powering down, $ reservation, @ reboot pending, ^ rebooting, - planned)
-_STATE = re.compile(r"^([a-z_]+)[*~#!%$@^\-+]*$")
-_BAD = frozenset({"down", "fail", "failg", "failing", "inval", "invalid", "not_responding", "unk", "unknown"})
-_DRAIN = frozenset({"drain", "drng", "drained", "draining", "drain_ing"})
-_ASIDE = frozenset({"maint", "resv", "reserved", "plnd", "planned", "boot", "reboot"})
-# a partition or GRES column that says GPUs (the partition's name, or sinfo -o %G's gpu:…)
-_GPU_PART = re.compile(r"gpu|\b[ahlvp]100|h200|a40|l40|a10g?\b|mi\d{3}|gh200|gb200|rtx|tesla|cuda|\bgpu:", re.I)
 
 # slurmd's and slurmctld's fatal or error lines about gres.conf or a GPU GRES that ops_layer's rules did not read
 # (src/interfaces/gres.c, src/common/gres.c: 'fatal: gres.conf duplicate records for gpu', 'fatal: Gres gpu has
@@ -111,7 +104,7 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
     # a table's header, though node_reports read its rows as a verdict table (sinfo -N's NODELIST … STATE)
     heads = [i for i in held if "STATE" in lines[i].text or "READY" in lines[i].text]
     for i in heads:
-        if _SINFO_HEAD.match(lines[i].text):
+        if _SINFO_HEAD.match(lines[i].text) and "|" not in lines[i].text:  # '|'-separated: slurm_nodes
             _sinfo(lines, i, out)
         elif _PODS_HEAD.match(lines[i].text):
             _pods(lines, i, out)
@@ -168,16 +161,15 @@ def _sinfo(lines: list[Line], head: int, out: AppErrorsParse) -> None:
     aside: list[str] = []
     for ln, row in _rows(lines, head):
         out.claimed.add(ln.no)
-        state = _STATE.match(row.get("STATE", "").lower())
-        base = state.group(1) if state else ""
+        said_state = verdict(row.get("STATE", ""))
         part = f"{row.get('PARTITION', '')} {row.get('GRES', '')}"
         nodes = row.get("NODELIST") or row.get("HOSTNAMES") or "?"
         said = f"{row.get('NODES', '')} {row.get('STATE', '')} {nodes}".strip()
-        if base not in _BAD | _DRAIN | _ASIDE:
+        if said_state is None:
             continue
-        if not _GPU_PART.search(part):
+        if not GPU_PART.search(part):
             out.notes.append(f"sinfo: partition {part.strip()}: {said} (no GPU partition: not judged)")
-        elif base in _BAD:
+        elif said_state == "bad":
             first = len(out.errors) if first is None else first
             add(
                 out,
@@ -188,7 +180,7 @@ def _sinfo(lines: list[Line], head: int, out: AppErrorsParse) -> None:
                 host=nodes,
             )
         else:
-            aside.append(f"{said} ({'draining' if base in _DRAIN else 'set aside'})")
+            aside.append(f"{said} ({'draining' if said_state == 'drain' else 'set aside'})")
     if aside:
         out.notes.append("sinfo, GPU partitions: " + "; ".join(aside))
     if first is not None and aside and first < len(out.errors):

@@ -2,27 +2,24 @@
 its header the fields' names (AVAIL|…|STATE|…|REASON |…|GRES |…|NODELIST). Slurm's sinfo(1) names the states and their
 flags: '*' after a state is a node not responding to slurmctld.
 
-What an engineer reads in it: a GPU node (its GRES names gpu) down, failed, or drained and not responding is a finding
-on that node with the reason its admin or slurmctld gave; drained or reserved rows that respond are set aside (an
-admin's drain), said in a note, as ops_logs reads the space-aligned table."""
+What an engineer reads in it: a GPU node (its GRES or its partition names GPUs) down, failed, or drained and not
+responding is a finding on that node with the reason its admin or slurmctld gave; drained or reserved rows that
+respond are set aside (an admin's drain), said in a note. The states and their verdicts are sinfo_states', the same
+table ops_logs reads the space-aligned form with; every '|' table is read here, whatever its first column
+(PARTITION, NODELIST, HOSTNAMES: ops_logs leaves those to this reader)."""
 
 from __future__ import annotations
-
-import re
 
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.ops_logs import add
+from gpuvet.captures.sinfo_states import GPU_PART, STATE, verdict
 from gpuvet.captures.text import Line
-
-_STATE = re.compile(r"^([a-z_]+)([*~#!%$@^\-+]*)$")
-_BAD = frozenset({"down", "fail", "failing", "inval", "unk", "unknown", "not_responding"})
-_DRAIN = frozenset({"drain", "drng", "drained", "draining"})
 
 
 def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> None:
     """Each '|'-separated sinfo table in ``lines`` (its header names STATE and NODELIST or HOSTNAMES)."""
-    for i in holding(lines, ("|STATE|", "|STATE |"), marks):
+    for i in holding(lines, ("|STATE", "STATE|"), marks):
         head = [c.strip() for c in lines[i].text.split("|")]
         if "STATE" in head and ("NODELIST" in head or "HOSTNAMES" in head) and lines[i].no not in out.claimed:
             _table(lines, i, head, out)
@@ -42,16 +39,16 @@ def _table(lines: list[Line], at: int, head: list[str], out: AppErrorsParse) -> 
         for h, c in zip(head, cells, strict=False):
             row.setdefault(h, c)  # a field named twice (sinfo -o's %t and %T both head STATE): the first kept
         node = row.get("NODELIST") or row.get("HOSTNAMES") or "?"
-        gres = row.get("GRES", "")
-        state = _STATE.match(row.get("STATE", "").lower())
-        if state is None or "gpu" not in gres.lower() or node in seen:
+        gres, part = row.get("GRES", ""), row.get("PARTITION", "")
+        state, judged = STATE.match(row.get("STATE", "").lower()), verdict(row.get("STATE", ""))
+        if state is None or judged is None or not GPU_PART.search(f"{part} {gres}") or node in seen:
             continue
-        base, flags = state.group(1), state.group(2)
         reason = row.get("REASON", "")
-        said = f"node {node} ({gres}) {row.get('STATE')}" + (f", reason '{reason}'" if reason and reason != "none" else "")
-        if base in _BAD or (base in _DRAIN and "*" in flags):
+        where = ", ".join(w for w in (f"partition {part}" if part else "", gres) if w)
+        said = f"node {node} ({where}) {row.get('STATE')}" + (f", reason '{reason}'" if reason and reason != "none" else "")
+        if judged == "bad":
             seen.add(node)
-            why = " and not responding to slurmctld" if "*" in flags else ""
+            why = " and not responding to slurmctld" if "*" in state.group(2) else ""
             add(
                 out,
                 "slurm_drained_gpu",
@@ -60,8 +57,8 @@ def _table(lines: list[Line], at: int, head: list[str], out: AppErrorsParse) -> 
                 tool="Slurm (sinfo)",
                 host=node,
             )
-        elif base in _DRAIN:
+        else:
             seen.add(node)
-            aside.append(said)
+            aside.append(f"{said} ({'drained' if judged == 'drain' else 'set aside'})")
     if aside:
-        out.notes.append("sinfo, GPU nodes drained (an admin's drain, said): " + "; ".join(aside))
+        out.notes.append("sinfo, GPU nodes drained or set aside (an admin's act, said): " + "; ".join(aside))
