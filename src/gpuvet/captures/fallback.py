@@ -370,12 +370,14 @@ def gpuless(cleaned: Cleaned) -> GpulessKernel | UnreadDriverLines | None:
 
 
 # a GPU or accelerator driver's kernel line no reader read (NVIDIA's own modules beside NVRM, nouveau, radeon,
-# amdgpu/kfd, i915/xe, habanalabs, the accel subsystem and NPUs, Moore Threads' mtgpu (MUSA; it prints 'MTGPU:'),
+# amdgpu/kfd, i915/xe, habanalabs, the accel subsystem and NPUs, Hailo (hailo, hailo1x), Coral (apex, gasket),
+# Jetson's nvgpu, Moore Threads' mtgpu (MUSA; it prints 'MTGPU:'),
 # GPUDirect, DRM, FreeBSD drm-kmod's device 'drmn0'): its message, after the kernel's
 # stamp, opens with the driver's name, or the line names DRM or a GPU driver in brackets ('[drm:…', '[nvidia_drm]');
 # FreeBSD's firmware(9) names the GPU driver's image it could not load ('amdgpu/polaris11_mec.bin: could not …')
 _GPU_DRIVER = lazy(r"\s*(?:(?P<driver>NVRM|nvidia[\w-]*|nv_peer_mem|gdrdrv|nouveau|radeon|amdgpu|kfd|i915|xe|"
-                   r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|hailo|drm|drmn\d{1,3}|ascend\w*|devdrv\w*|MTGPU|mtgpu)"
+                   r"habanalabs|accel|ivpu|intel_vpu|qaic|amdxdna|hailo1x|hailo|apex|gasket|nvgpu|drm|drmn\d{1,3}|"
+                   r"ascend\w*|devdrv\w*|MTGPU|mtgpu)"
                    r"(?=[:\s\[(])|(?P<image>amdgpu|radeon|i915|xe|nvidia)[/_][\w.-]{1,80}: could not load firmware)")
 _GPU_BRACKET = lazy(r"\[(?P<driver>drm|nvidia[\w-]*|amdgpu|nouveau|radeon|i915|xe|habanalabs)\b|"
                     r"(?<![\w-])(?P<nvrm>NVRM):")

@@ -15,6 +15,7 @@ from gpuvet.captures import (
     kernel_amd_resume,
     kernel_display,
     kernel_driver_resources,
+    kernel_edge_accel,
     kernel_host,
     kernel_intel_fault,
     kernel_intel_fw,
@@ -61,6 +62,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = xorg_init.read(lines, out, marks)  # Xorg's line that the NVIDIA module failed to bring a GPU up
     out = kernel_host.read(lines, out, marks)  # the IOMMU refusing a GPU's DMA, a task hung in its driver
     out = kernel_nvgpu.read(lines, out, marks)  # Jetson's nvgpu: its platform device's faults
+    out = kernel_edge_accel.read(lines, out, marks)  # R13D: Hailo's and Coral's (apex) PCIe drivers
     out = kernel_nouveau.read(lines, out, marks)  # nouveau's channel errors (fifo, gr) and MMU faults
     out = kernel_intel_fault.read(lines, out, marks)  # xe's and i915's page faults; the engine reset after one
     out = kernel_intel_fw.read(lines, out, marks)  # i915's and xe's GuC, HuC, GSC and DMC firmware failures

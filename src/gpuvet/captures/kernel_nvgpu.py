@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gpuvet.captures import kernel_unknown
+from gpuvet.captures import kernel_failed, kernel_unknown
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -39,6 +39,13 @@ HALTED = "nvgpu_gpu_halted"
 KINDS = (MMU_FAULT, CHANNEL_ERROR, HALTED)  # kernel_messages.yaml gives each its cause
 # the first kind whose words a line holds; a notifier's code says which of the first two it is
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # R13D: the GPU's secure boot did not finish (nvgpu's LS falcon bootstrap through the PMU or ACR, the GR
+    # falcon's ctxsw ucode, the poweron sequence): the GPU is not initialised, no work runs on it
+    (kernel_failed.INIT_FAILED, lazy(
+        r"\bLSF Load failed\b|\bUnable to recover GR falcon\b|\bACR (?:boot(?:strap)?|load|init)\w* failed\b|"
+        r"\b(?:falcon|pmu|acr) bootstrap failed\b|\bfailed to (?:boot|bootstrap) (?:the )?(?:ACR|PMU|falcon|LS)\b|"
+        r"\b(?:nvgpu|gk20a)_finalize_poweron\b[^\n]{0,40}\bfail|\bnvgpu_early_poweron failed\b|"
+        r"\bpoweron failed\b", re.I)),
     (HALTED, lazy(r"\bSW quiesce\b|\bquiesce (?:triggered|requested)\b|\bGPU (?:is |has been )?lost\b|"
                   r"\b(?:recovery|reset) failed\b|\bfailed to (?:reset|recover)\b", re.I)),
     (MMU_FAULT, lazy(r"\[MMU FAULT\]|\bmmu fault\b|\bpage fault error\b|\berror notifier set to 31\b", re.I)),

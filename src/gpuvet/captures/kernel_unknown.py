@@ -190,6 +190,13 @@ BENIGN: tuple[Benign, ...] = (
         "judged from its own lines",
     ),
     Benign(
+        "xe_eu_attention",
+        lazy(r"\bunable to handle eu attention\b|\btrying reset from attention_scan_fn\b", re.I),
+        "xe's EU debugger (eudebug, drivers/gpu/drm/xe/xe_eudebug.c): a thread stopped at a breakpoint raised EU "
+        "attention with no debugger attached to take it (ret=-107, -ENOTCONN), so the driver resets the GT to "
+        "release it: a debug session's, or a test's (IGT xe_eudebug_online) own doing, not a fault",
+    ),
+    Benign(
         "chipset_setup",
         lazy(r"Chipset Setup Function Error"),
         "the NVIDIA driver does not know the host's PCIe chipset and goes on with defaults (printed on healthy "
@@ -307,6 +314,11 @@ def driver_of(text: str) -> str | None:
     name = m.group("drv") or m.group("tag") or m.group("pp")
     name = _CANONICAL.get(name, name)
     return "devdrv" if name.startswith("devdrv") else name
+
+
+def error_worded(text: str) -> bool:
+    """Whether a line holds one of a driver's failure words or marks (_ERROR): other drivers' readers ask too."""
+    return _ERROR.search(text[:_HEAD]) is not None
 
 
 def benign(text: str) -> Benign | None:

@@ -264,6 +264,11 @@ _DEVICE_LINE = lazy(r"^\s*[\w-]+ (?:[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{
                     r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[drm(?::[\w.]+(?: \[\w+\])?)?\]")
 
 
+# R13D: /dev/kmsg's record prefix ('6,3973,227996630,-;') or dmesg -x's facility and level ('kern  :err   : <time> ')
+# before a device's line: the same line
+_RECORD = lazy(r"^\s*(?:\d{1,3},\d+,\d+,[-c+][^;]{0,40};|[a-z]{2,8}\s*:\s*[a-z]{3,7}\s*:\s*\S+\s+)")
+
+
 def _lead(no: int, text: str) -> ToolFailure | None:
     """The line as a lead, or None where it says no failure, a failure of no GPU's or NIC's, or a success; a kernel
     line a healthy boot prints (kernel_unknown.BENIGN) is none wherever it is read (R6B: one verdict)."""
@@ -273,7 +278,7 @@ def _lead(no: int, text: str) -> ToolFailure | None:
             gpu_software.SENTENCE.match(text) or QUOTED_OR_CODE.search(text) or NARRATED.search(text) or \
             stack_benign.benign(text) is not None:  # R12C: the NVIDIA stack's benign lines (peermem, dcgmi help)
         return None
-    if (_driver(text) is not None or _DEVICE_LINE.match(text)) and kernel_unknown.benign(text) is not None:
+    if (_driver(text) is not None or _DEVICE_LINE.match(_RECORD.sub("", text, 1))) and kernel_unknown.benign(text):
         return None
     return ToolFailure(TOOL, _module(text), no, text, CAUSE)
 
