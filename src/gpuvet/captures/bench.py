@@ -289,7 +289,7 @@ def _row(text: str) -> NcclRow | None:
     if text.lstrip().startswith("#"):
         return None
     m = _NEW_ROW.match(text)
-    if m:
+    if m and _ROOT.fullmatch(m.group(5)):  # a 5-digit 'root' is a time printed without decimals (>= 10000 us)
         t, alg, bus, wrong = m.group(6), m.group(7), m.group(8), m.group(9)
         return NcclRow(int(m.group(1)), _figure(t), _figure(alg), _figure(bus), int(wrong) if wrong.isdigit() else None)
     m = _MID_ROW.match(text)

@@ -346,7 +346,7 @@ def health(m: SmiTextModule) -> ModuleHealth:
         sm_clock_max_mhz=reading(_exact(f, "Max Clocks/SM"), CLOCK_MHZ, "Max Clocks/SM", bad), corrupt=tuple(bad),
         fabric_state=_told(get(f, "Fabric/State")), fabric_status=_told(get(f, "Fabric/Status")),
         fabric_health=_told(get(f, "Fabric/Health/Summary")),
-        unreadable=(*m.unread, *unreadable(f)),
+        unreadable=(*(k for k in m.unread if not _HOST_SIDE.search(k)), *unreadable(f)),
         unread_as=tuple(dict.fromkeys((*m.unread_as, *(f[k].strip() for k in unreadable(f))))),
         not_read=(*m.not_read, *(k for k, v in f.items() if _NOT_KNOWN.fullmatch(v.strip()))),
         reset_told=reset_told(get(f, "GPU Reset Status/Reset Required"),
@@ -391,7 +391,13 @@ _CANNOT_READ = re.compile(r"\[?(?:Unknown Error|ERR!|GPU requires reset|GPU is l
 def unreadable(fields: dict[str, str]) -> tuple[str, ...]:
     """The fields nvidia-smi printed as 'Unknown Error' (or ERR!): NVML could not read them from the module.
     The ECC mode is left to its own reading (an unreadable ECC state is a module needing a reset)."""
-    return tuple(k for k, v in fields.items() if _CANNOT_READ.fullmatch(v.strip()) and not k.lower().startswith("ecc"))
+    return tuple(k for k, v in fields.items() if _CANNOT_READ.fullmatch(v.strip()) and not k.lower().startswith("ecc")
+                 and not _HOST_SIDE.search(k))
+
+
+# R13A: what the host's side of the link gives (a VM's passed-through slot reads 'Host Max : Unknown Error'): the
+# host's field unread, not the module
+_HOST_SIDE = re.compile(r"(?:^|/)Host Max$|(?:^|/)Host VGPU Mode$", re.I)
 
 
 def _told(value: str | None) -> str | None:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpuvet.captures.records import EXPORTER_NVLINK as _EXPORTER_NVLINK
-from gpuvet.captures.records import GPU_DRIVERS, DcgmResult
+from gpuvet.captures.records import GPU_DRIVERS, DcgmResult, PcieLink
 from gpuvet.checks.model import Json
 from gpuvet.doctor.capture_errors import captured_errors, dcgm_health
 from gpuvet.doctor.capture_failures import (
@@ -32,6 +32,7 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.nccl_steps import nccl_log, nccl_log_init
 from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
+from gpuvet.doctor.shipped_settings import narrow_by_design
 from gpuvet.doctor.smi_lone_err import lone_sensor_errors
 from gpuvet.doctor.state_judgment import state_findings
 from gpuvet.knowledge import threshold
@@ -225,6 +226,12 @@ def _captured_fabric_down(ev: Evidence) -> list[Finding]:
             for ln in ev.node.links if ln.kind.is_fabric and not ln.up]
 
 
+def _slot_width(p: PcieLink) -> bool:
+    """A GPU lspci names ('[GeForce RTX 5090]') at a width its design explains (shipped_settings.narrow_by_design)."""
+    return (p.name is not None and "[" in p.name and p.width is not None and p.cap_width is not None
+            and narrow_by_design(p.name, p.width, p.cap_width))
+
+
 # PCIe's Data Link Layer Link Active bit, where the port reports it (LnkCap's LLActRep+): DLActive- is no link up
 _INACTIVE = ("the port's link is not active (LnkSta DLActive-, the port reports it: LLActRep+) and sits below its "
              "capability: no device trained a link below it, or the link trained low and dropped; not an idle GPU's "
@@ -235,6 +242,8 @@ def _lspci_findings(ev: Evidence) -> list[Finding]:
     out: list[Finding] = []
     for p in (*ev.captures.pcie_links, *ev.captures.pcie_others):  # others: narrower endpoints only (links.py)
         narrow = p.width_downgraded or (p.width is not None and p.cap_width is not None and p.width < p.cap_width)
+        if narrow and p in ev.captures.pcie_links and _slot_width(p):  # R13A: a named add-in GPU at its slot's
+            narrow = False  # width (x8 of x16): judged against the design, as -q's width is (shipped_settings)
         slow = p.speed_downgraded or (p.speed_gts is not None and p.cap_speed_gts is not None
                                       and p.speed_gts < p.cap_speed_gts)
         if slow and p.link_inactive:  # R4B: a port whose link is not up (DLActive-) is no idle GPU's power saving

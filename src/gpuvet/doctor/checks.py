@@ -18,6 +18,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.peers import peer_degraded
+from gpuvet.doctor.shipped_settings import ecc_off_as_shipped, narrow_by_design
 from gpuvet.doctor.transfer_checks import collective_results, host_bottleneck, nccl_environment, p2p_path, pair_bandwidth
 from gpuvet.knowledge import off_bus_xids, threshold, xid_severity
 from gpuvet.node.bus import bus_key
@@ -150,7 +151,10 @@ def link_state(ev: Evidence) -> Outcome:
     if not cited:
         return unknown("no declared node, telemetry or link widths to judge links with (give --expect, "
                        f"or {GIVE['pcie_section']})")
-    return clear("every link is up at its width and speed", *cited)
+    slot = any(h.pcie_width is not None and h.pcie_width_max is not None and h.pcie_width < h.pcie_width_max
+               for h in ev.captures.health)  # below the card's own maximum, at what the slot gives (narrow_by_design)
+    return clear("every link is up at its width and speed" + (" (a card below its own maximum width is at what an "
+                 "add-in card's slot gives: its wiring, not a fault)" if slot else ""), *cited)
 
 
 def _link_events(ev: Evidence, covered: set[str]) -> list[Finding]:
@@ -183,13 +187,14 @@ def _narrow_pcie(ev: Evidence) -> list[Finding]:
     """A PCIe link narrower than its maximum, from captured -q / -x (never a power state) or, on an
     undeclared live node, from the inventory."""
     found = [finding("pcie_link_downgraded", HIGH, module=h.module, width=h.pcie_width, max_width=h.pcie_width_max)
-             for h in ev.captures.health
-             if h.pcie_width is not None and h.pcie_width_max is not None and h.pcie_width < h.pcie_width_max]
+             for h in ev.captures.health if h.pcie_width is not None and h.pcie_width_max is not None
+             and h.pcie_width < h.pcie_width_max and not narrow_by_design(h.product, h.pcie_width, h.pcie_width_max)]
     judged = _modules_of(ev, (h.module for h in ev.captures.health if h.pcie_width is not None))
     if ev.inventory is not None and ev.differences is None:
         for mi in ev.inventory.modules:
             w, wmax = mi.pcie_width_current, mi.pcie_width_max
-            if isinstance(w, int) and isinstance(wmax, int) and w < wmax and mi.id not in judged:
+            if isinstance(w, int) and isinstance(wmax, int) and w < wmax and mi.id not in judged \
+                    and not narrow_by_design(mi.model, w, wmax):
                 found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
     return found + _slow_while_busy(ev, {f.module for f in found})
 
@@ -348,10 +353,10 @@ def ecc_health(ev: Evidence) -> Outcome:
     read_by_smi = _modules_of(ev, (h.module for h in ev.captures.health if h.ecc_mode is not None))
     if ev.inventory is not None:  # a captured node's inventory is its -q: that module is judged from the -q below
         for m in ev.inventory.modules:
-            if m.ecc_enabled is False and m.id not in read_by_smi:
+            if m.ecc_enabled is False and m.id not in read_by_smi and not ecc_off_as_shipped(m.model):
                 found.append(finding("ecc_disabled", HIGH, module=m.id, ecc_enabled=False, source=ev.source))
     for h in ev.captures.health:
-        if h.ecc_mode == "Disabled":
+        if h.ecc_mode == "Disabled" and not ecc_off_as_shipped(h.product):
             found.append(finding("ecc_disabled", HIGH, module=h.module, ecc_mode="Disabled", source=ev.smi_source()))
     if found:
         return confirmed("ECC needs attention", *found)
@@ -359,16 +364,17 @@ def ecc_health(ev: Evidence) -> Outcome:
                                                                                 else ())
                                                 if m.ecc_enabled is True and m.id not in read_by_smi})
     smi = ev.smi_source()
-    mode += [Cited(smi, "ECC Mode / Current", str(h.ecc_mode), where=h.module) for h in ev.captures.health
-             if h.ecc_mode == "Enabled"]
+    mode += [Cited(smi, "ECC Mode / Current", str(h.ecc_mode) if h.ecc_mode == "Enabled" else "Disabled (as the "
+                   "product ships)", where=h.module) for h in ev.captures.health if h.ecc_mode in ("Enabled", "Disabled")]
     if not mode:
         return unknown(f"nothing read says whether ECC is on (give {GIVE['ecc_sections']})")
     quiet = _window_cited(ev, "ecc_rising / ecc_uncorrectable events", "none")
     quiet += [Cited(smi, "ECC Errors / Volatile / uncorrectable", "0", where=h.module) for h in ev.captures.health
               if h.ecc_uncorrectable_volatile == 0]
+    on = "ECC on, or off as the product ships" if any(c.value.startswith("Disabled") for c in mode) else "ECC on"
     if not quiet:
-        return clear(f"ECC on ({len(mode)} module reading(s)); its error counters were not read here", *mode)
-    return clear("ECC on and quiet", *mode, *quiet)
+        return clear(f"{on} ({len(mode)} module reading(s)); its error counters were not read here", *mode)
+    return clear(f"{on} and quiet", *mode, *quiet)
 
 
 def gemm_agreement(ev: Evidence) -> Outcome:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from gpuvet.doctor.model import Finding, finding
 from gpuvet.doctor.outcome import MEDIUM
+from gpuvet.doctor.shipped_settings import ecc_off_as_shipped
 from gpuvet.knowledge import threshold
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def _ecc(group: list[SmiTextModule]) -> list[Finding]:
             "node, has ECC on: its memory errors go uncounted and uncorrected, unlike its peers'",
         )
         for m in group
-        if m.fields.get(ECC) in (None, "Disabled")
+        if m.fields.get(ECC) in (None, "Disabled") and not ecc_off_as_shipped(m.product)
         and "Compute Mode" in m.fields
         and m.fields.get("MIG Mode/Current") != "Enabled"  # MIG's ECC cell reads 'On', not a count
     ]

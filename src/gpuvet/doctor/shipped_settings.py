@@ -1,0 +1,37 @@
+"""Issue 46 (R13A): a setting a product ships with is judged against its design, not against the card's maximum.
+
+- ECC off on a card that ships with it off (GeForce, TITAN, the RTX workstation cards of the Turing, Ampere and Ada
+  generations: NVIDIA's RTX A6000 / RTX 6000 Ada user guides say ECC is off by default and `nvidia-smi -e 1` turns
+  it on) is how the card was sold, not a fault; ECC off on a datacenter part (A100, H100, A10G, L40S …) stays one.
+- A PCIe link narrower than the card's own maximum: the card trains at what the slot gives. Where the host's slot
+  width is read, that is the expectation. Where it is not, a baseboard module (SXM, OAM, HGX: wired x16 by the
+  board's design) below its maximum is a fault, while an add-in card at half its width or more (x8 of x16: a slot
+  wired or bifurcated x8, a cloud instance whose slot is x8 by design as AWS g5's A10G) is the slot's wiring, said
+  but not judged; an add-in card below half (x4, x1 of x16) stays a fault: it loses its host bandwidth.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ECC_OFF_AS_SHIPPED = re.compile(
+    r"GeForce|\bTITAN\b|\bQuadro RTX\b|\bRTX A\d{4}\b|\bRTX \d{4}(?: SFF)? Ada\b|\bRTX \d{4}(?:\s*Ti)?\s*$", re.I
+)
+_BASEBOARD = re.compile(
+    r"SXM|\bHGX\b|\bOAM\b|\bG[BH]\d00\b|\bH100 80GB HBM3\b|\bH200\b(?!\s*NVL)|\bB[12]00\b|\bMI(?:250X?|3\d\dX)\b", re.I
+)
+
+
+def ecc_off_as_shipped(product: str | None) -> bool:
+    """A product that ships with ECC off (or has none to turn on): its 'ECC Mode Disabled' is a setting."""
+    return product is not None and _ECC_OFF_AS_SHIPPED.search(product.strip()) is not None
+
+
+def narrow_by_design(product: str | None, width: int, width_max: int, host_width: int | None = None) -> bool:
+    """A link at ``width`` of the card's ``width_max`` that the design explains: at the host slot's width where
+    that is read; else a named add-in card (no baseboard module) at half its width or more."""
+    if host_width is not None:
+        return width >= host_width
+    if product is None or not product.strip() or _BASEBOARD.search(product):
+        return False  # no product named: no design to hold the link against but the card's own maximum
+    return width * 2 >= width_max
