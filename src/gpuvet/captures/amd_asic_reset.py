@@ -9,6 +9,7 @@ its module stays amd_reset_failed (critical)."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -25,14 +26,21 @@ _WINDOW = 40  # lines: the success of the same recovery follows its failed ASIC 
 
 
 def weighed(lines: list[Line], events: list[KernelEvent]) -> list[KernelEvent]:
-    """``events`` with each 'ASIC reset failed' amd_reset_failed whose module the driver then says reset
-    (``_LATER`` within ``_WINDOW`` lines) dropped, and the module's resumed reset saying the failed line."""
+    """``events`` with each 'ASIC reset failed' amd_reset_failed whose module the driver then says reset (``_LATER``
+    within ``_WINDOW`` lines after it) dropped, and that resumed reset
+    saying the failed line. A success line naming no bus speaks for the failed module only where the events name
+    one AMD module (two or more: whose success it is is not known)."""
     out = list(events)
+    modules = {e.module for e in events if e.kind.startswith("amd_")}
     for e in events:
         if e.kind != "amd_reset_failed" or (m := _ASIC.search(e.text)) is None:
             continue
+        at = bisect_right(lines, e.line, key=lambda ln: ln.no)  # the window after the failure, scanned alone
+        window = (lines[k] for k in range(at, min(at + _WINDOW, len(lines))))
         after = [
-            ln for ln in lines if e.line < ln.no <= e.line + _WINDOW and _LATER.search(ln.text) and _same(ln.text, e.module)
+            ln
+            for ln in window
+            if ln.no <= e.line + _WINDOW and _LATER.search(ln.text) and _same(ln.text, e.module, len(modules) == 1)
         ]
         resumed = [r for r in out if r.kind == "amd_reset_resumed" and r.module == e.module]
         if not after or not resumed:
@@ -43,7 +51,7 @@ def weighed(lines: list[Line], events: list[KernelEvent]) -> list[KernelEvent]:
     return out
 
 
-def _same(text: str, module: str) -> bool:
-    """Whether ``text`` names ``module`` or no module at all (a bus-less line of a one-module log)."""
+def _same(text: str, module: str, lone: bool) -> bool:
+    """Whether ``text`` names ``module``, or no module at all where the log names one (``lone``)."""
     b = AMD_BUS.search(text[:400])
-    return b is None or bus_key(b.group(1)) == module
+    return lone if b is None else bus_key(b.group(1)) == module

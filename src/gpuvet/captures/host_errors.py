@@ -39,6 +39,10 @@ UNCORRECTED, CE_REPEATED = KINDS = ("host_memory_uncorrected", "host_memory_ce_r
 # …', 'EDAC amd64: Node 0: DRAM ECC enabled.', 'EDAC sbridge: Seeking for: PCI ID 8086:2fbd', 'ghes_edac: GHES probing
 # device list...'): the host's memory controllers registered, no memory error
 _EDAC_SETUP = re.compile(r"^(?:.*[\s\]:])?(?:EDAC(?: [\w.]+)?|[a-z0-9]+_edac)\s?: ")
+# an EDAC driver's own set-up failure (edac_printk at KERN_ERR, as amd64_edac's amd64_err prints: 'EDAC amd64: Error:
+# F0 not found, device 0x1460 (broken BIOS?)', 'EDAC amd64: Error: Error probing instance: 0'): the driver did not
+# register a controller, no memory error (a report is the MC's: 'EDAC MC0: 1 CE …'); set-up, for every reader
+_SETUP_ERROR = re.compile(r"\bEDAC [a-z0-9_]+: Error: (?!.*\b(?:CE|UE)\b)")
 _SETUP_SAID = ("kernel log: {} line(s) of the EDAC drivers' set-up (the host's memory controllers), no host memory "
                "error among them")
 _GPU_VENDORS = {"0x10de": "NVIDIA", "0x1002": "AMD", "0x19e5": "Huawei"}
@@ -72,11 +76,16 @@ def _edac(lines: list[Line]) -> tuple[set[int], str | None, list[DimmErrors]]:
     """The lines read, the note that says them (None: no host hardware error line) and the DIMMs' findings; the
     EDAC drivers' set-up lines are read too (said in a note where no error line is), never judged."""
     seen = [ln for ln in lines if ("EDAC" in ln.text or "rror" in ln.text or "mce" in ln.text)
-            and _HOST_ERROR.search(ln.text)]
+            and _HOST_ERROR.search(ln.text) and not setup_only(ln.text)]
     setup = {ln.no for ln in lines if ("EDAC" in ln.text or "edac" in ln.text) and _EDAC_SETUP.search(ln.text)}
     if not seen:
         return setup, (_SETUP_SAID.format(len(setup)) if setup else None), []
     return {ln.no for ln in seen} | setup, _note(seen), dimm_findings(seen)
+
+
+def setup_only(text: str) -> bool:
+    """Whether ``text`` is an EDAC driver's set-up failure ('EDAC amd64: Error: F0 not found …'), no error record."""
+    return "Error: " in text and _SETUP_ERROR.search(text) is not None
 
 
 def _note(seen: list[Line]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpuvet.captures.host_errors import DimmErrors
+from gpuvet.captures.host_errors import DimmErrors, setup_only
 from gpuvet.captures.text import Line
 
 KIND = "host_machine_check_logged"  # kernel_messages.yaml
@@ -25,6 +25,12 @@ def read(lines: list[Line], found: list[DimmErrors]) -> list[DimmErrors]:
     if any(f.kind.startswith("host_machine_check") for f in found):
         return []
     said = [ln for ln in lines if "check events" in ln.text and _LOGGED.search(ln.text) is not None]
-    if not said or any(_RECORD.search(ln.text) and not _LOGGED.search(ln.text) for ln in lines if "rror" in ln.text):
+    if not said or any(_record(ln.text) for ln in lines if "rror" in ln.text):
         return []  # the records are in the log (EDAC's decode, APEI's, print_mce's): judged by what reads them
     return [DimmErrors(KIND, _PLACE, said[0].text.strip()[:240], said[0].no, len(said), 0)]
+
+
+def _record(text: str) -> bool:
+    """Whether ``text`` is a machine check or memory error record, read as host_errors reads it: an EDAC driver's
+    set-up failure ('EDAC amd64: Error: F0 not found … (broken BIOS?)') is none."""
+    return _RECORD.search(text) is not None and not _LOGGED.search(text) and not setup_only(text)
