@@ -23,6 +23,7 @@ from string import ascii_uppercase, digits
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gpuvet.captures import (
+    accel_marks,
     aer,
     amd_smi,
     app_errors,
@@ -545,9 +546,8 @@ FORMATS: tuple[Format, ...] = (
     Format("tegrastats", None, _kept("tegrastats.parse"), markers=("GR3D_FREQ",)),  # issue 46: Jetson's GPU samples
     Format("i915/xe driver boot lines", "xpu", _listed("intel_boot.parse"), adds=True,
            markers=("i915", "xe ", "xe:")),  # YX1: the drivers' healthy boot lines (their errors: the kernel log's)
-    Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"), markers=("HL-SMI", "AIP", ".aip",
-           "hl-smi", "habanalabs", "NEURON", "reset on", "to reappear", "space reset", '"device_', "enstorrent", "ing chips",
-           "wait_for_init", "Opened PCI device", "DRAM training", "Unsuccessful ")),  # R8A, R10A: tt readers' markers
+    Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"),
+           markers=accel_marks.ACCEL),  # R8A, R10A: tt readers' markers; R13C: XRT, amdxdna, NRT (accel_marks)
     Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),

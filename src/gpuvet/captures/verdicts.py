@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from gpuvet.captures import rocm_sensors, tt_faults, tt_resets
+from gpuvet.captures import neuron_status, rocm_sensors, tt_faults, tt_resets, xrt_tools
 from gpuvet.captures.records import ListedModule, ToolVerdict
 
 _NPU_HEALTH = {"ok": "ok", "warning": "warn", "alarm": "warn", "critical": "critical"}
@@ -84,8 +84,9 @@ def _xpu_severity(path: str, value: str) -> str:
 _ACCEL_SAID = {"habanalabs: device not usable": "critical", "habanalabs: heartbeat failed": "critical",
                "habanalabs: reset after a fault": "warn", "tt-smi: chip not back after reset": "critical",
                "tt-smi: reset not completed": "warn", "tt-smi: reset": "ok", "tt-smi: chip not answering": "critical",
-               **tt_faults.SEVERITY, **tt_resets.SEVERITY}  # R8A: tt-umd's DRAM training timeout, tt-kmd's hwmon
-# init failure and oops; R10A: tt-kmd's chip whose firmware is down and that it cannot reset
+               **tt_faults.SEVERITY, **tt_resets.SEVERITY,  # R8A: tt-umd's DRAM training timeout, tt-kmd's hwmon
+               **xrt_tools.SEVERITY, **neuron_status.SEVERITY}  # R13C: XRT validate/readiness, amdxdna, NRT codes
+# (R8A) init failure and oops; R10A: tt-kmd's chip whose firmware is down and that it cannot reset
 
 
 def _ras_severity(path: str, value: str) -> str:
