@@ -344,11 +344,11 @@ def _p2p_denied(ev: Evidence) -> list[Finding]:
     """Pairs p2pBandwidthLatencyTest or `nvidia-smi topo -p2p` says cannot reach each other: a fault where the
     modules are built into an NVLink fabric (their design joins every pair); a PCIe or consumer card without
     peer access is by design."""
-    named = [(label, model or _product(ev, f"GPU {i}") or "", i, j, said)  # a listing in another file names it
+    named = [(label, model or product_of(ev, f"GPU {i}") or "", i, j, said)  # a listing in another file names it
              for label, model, i, j, said in ev.captures.p2p_denied]
     return [finding("p2p_unavailable", MEDIUM, between=(f"GPU {i}", f"GPU {j}"), model=model, file=label,
                     detail=f"{said} on modules whose design joins them by NVLink")
-            for label, model, i, j, said in named if _nvlink_fabric(model)]
+            for label, model, i, j, said in named if nvlink_fabric(model)]
 
 
 def _p2p_slower_than_staged(ev: Evidence) -> list[Finding]:
@@ -514,8 +514,8 @@ def _incident(ev: Evidence, label: str, inc: DcgmHealthIncident, unsure: list[st
         return coded
     links = [int(k) for k in _LINK_DOWN.findall(inc.message)]
     if (system.startswith("nvlink") or inc.system == dcgm_findings.GPU_LINK_DOWN) and links:
-        product = _product(ev, inc.entity)
-        if not _nvlink_fabric(product):
+        product = product_of(ev, inc.entity)
+        if not nvlink_fabric(product):
             unsure.append(f"{inc.entity}: DCGM's health watch says NVLink link(s) {', '.join(map(str, links))} are "
                           f"down, but {product or 'the captures do not name its model'}"
                           f"{' has no NVLink fabric' if product else ''}: a PCIe card without an NVLink bridge reports "
@@ -532,7 +532,7 @@ def _incident(ev: Evidence, label: str, inc: DcgmHealthIncident, unsure: list[st
                     module=inc.entity, fix=DCGM_HEALTH_FIX, carried=said)]
 
 
-def _product(ev: Evidence, entity: str) -> str | None:
+def product_of(ev: Evidence, entity: str) -> str | None:
     """The model the captures name for DCGM's GPU id (nvidia-smi's index: -L, the table, nvlink -s)."""
     index = entity.rsplit(" ", 1)[-1]
     for m in ev.captures.smi_text:
@@ -545,10 +545,10 @@ def nvlink_design(ev: Evidence, gpu: str) -> bool:
     """The module the captures name for 'GPU i' is built into an NVLink fabric: peer access denied between two such
     is a fault; on a PCIe or consumer card (or one the captures do not name) it is the design. Every tool's
     'no P2P' (p2pBandwidthLatencyTest, topo -p2p, NCCL's INFO line) is judged by this one rule."""
-    return _nvlink_fabric(_product(ev, gpu))
+    return nvlink_fabric(product_of(ev, gpu))
 
 
-def _nvlink_fabric(product: str | None) -> bool:
+def nvlink_fabric(product: str | None) -> bool:
     """A module built into an NVLink fabric (SXM, on a board), not a card that takes a bridge."""
     if not product:
         return False

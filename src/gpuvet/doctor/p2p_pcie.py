@@ -23,16 +23,16 @@ CAUSE = "p2p_unavailable_pcie"
 def findings(ev: Evidence) -> list[Finding]:
     """The denied pairs not on an NVLink fabric (those capture_errors._p2p_denied judges a fault), one finding a
     pair, the first tool's words kept and every file that said it named."""
-    from gpuvet.doctor.capture_errors import _nvlink_fabric, _product
+    from gpuvet.doctor.capture_errors import nvlink_fabric, product_of
 
     listed = {d.index: d.name for d in ev.captures.nvb_devices}  # the samples' 'Device: N, NAME' lines
     seen: dict[tuple[int, int], tuple[str, str, list[str]]] = {}
     for label, said_model, i, j, said in ev.captures.p2p_denied:
-        model = said_model or _product(ev, f"GPU {i}") or ""
-        other = listed.get(j) or _product(ev, f"GPU {j}") or model
+        model = said_model or product_of(ev, f"GPU {i}") or ""
+        other = listed.get(j) or product_of(ev, f"GPU {j}") or ""  # a peer no line names is not known: no model
         pair = (min(i, j), max(i, j))
-        if _nvlink_fabric(model) or not _p2p_expected(model) or not _p2p_expected(other) or other != model:
-            continue  # two models: CUDA gives no P2P between them (another architecture or SKU), by design
+        if nvlink_fabric(model) or not _p2p_expected(model) or not _p2p_expected(other) or other != model:
+            continue  # two models (CUDA gives no P2P between another architecture or SKU), or a peer not named
         first = seen.setdefault(pair, (model, said, []))
         if label not in first[2]:
             first[2].append(label)
