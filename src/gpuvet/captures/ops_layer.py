@@ -19,6 +19,7 @@ from gpuvet.captures import (
     accel_runtime_lines,
     cluster_texts,
     exporter_text,
+    fabric_counters,
     fabric_tools,
     health_events,
     job_view,
@@ -202,6 +203,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     accel_runtime_lines.read_ascend(lines, out, marks)  # Ascend DSMI could not count the NPUs (R10B)
     health_events.read(lines, out, marks)  # NVSentinel's health monitors: read, a failure left to others (R9C)
     fabric_tools.read(lines, out, marks)  # Slingshot's diags, ibdiagnet counters, switch views, GPCNeT (R12A)
+    fabric_counters.read(lines, out, marks)  # ibdiagnet PM, UFM unhealthy ports, cxi driver errors (R13B)
     slurm_nodes.read(lines, out, marks)  # sinfo -o with '|' separators: GPU nodes down or not responding (R12A)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))

@@ -60,6 +60,9 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              "CCW_BER", "cxibwcheck", "dgnettest", "increased during the run", "Cable High Temperature",
              "Uncorrected codewords", "show chassis", "Hardware inventory:", "must be run on at least", "|STATE",
              "test bandwidth low",
+             # R13B (captures/fabric_counters.py, its MARKS): ibdiagnet PM, UFM, cxi errors, quoted NET/IB, journal head
+             "Lid=0x", "\", {", "C_EC_", "EE error:", "Got completion with error", "segfault at", "-- Logs begin at",
+             "-- Journal begins at", "-- No entries --",
              *NODE_REPORT_WORDS)  # a health check's or smoke test's verdict per node (node_reports.WORDS)
 # captures/side_tables.py: show_gids, ethtool's failures, mthreads-gmi, dcgmi dmon -l, and (R11C) dcgmi stats' process
 # table and the gddr6 VRAM temperature tool's lines

@@ -165,6 +165,9 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "fabric_port_counter": _Meaning("nic_errors", MEDIUM),
     "fabric_cable_alarm": _Meaning("nic_hardware_alarm", MEDIUM),
     "fabric_test_failed": _Meaning("node_health_check_failed", MEDIUM),
+    # the cxi driver's error classes (captures/fabric_counters.py, R13B)
+    "cxi_nic_uncorrectable": _Meaning("nic_uncorrectable_error", MEDIUM),
+    "cxi_link_errors": _Meaning("nic_errors", MEDIUM),
     # the driver's installation and binding (captures/driver_state.py)
     "gpu_bound_other_driver": _Meaning("gpu_bound_to_other_driver", MEDIUM),
     "gpu_no_driver": _Meaning("gpu_no_driver_bound", LOW),
