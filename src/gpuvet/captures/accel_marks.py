@@ -19,7 +19,13 @@ ACCEL = (
     "Opened PCI device",
     "DRAM training",
     "Unsuccessful ",  # R8A, R10A
+    "Chip initialization",  # R13D: tt-flash's chip init status, luwen's ARC check, tt-umd's board type, tt-metal's eth
+    "safe to communicate",
+    "Unknown board type",
+    "Still waiting",
+    "ethernet ports to train",
     "Device Ready",
+    "Device(s) Present",
     "0 devices found",
     "Validating card",
     "Validate Device",
@@ -38,4 +44,10 @@ ACCEL = (
     "NRT",
     "NMGR",
     "Inference completed",
+    # R13D's readers in accel_tools (tt_faults, tt_eth), uncommitted when R13C moved the markers here
+    "Chip initialization",
+    "safe to communicate",
+    "Unknown board type",
+    "Still waiting",
+    "ethernet ports to train",
 )

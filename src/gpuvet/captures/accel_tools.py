@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from gpuvet.captures import neuron_status, tt_faults, tt_resets, xrt_tools
+from gpuvet.captures import neuron_status, tt_eth, tt_faults, tt_resets, xrt_tools
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.monitor_tools import NVIDIA_NAME, nvtop_devices
@@ -414,12 +414,14 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (("reset on", "to reappear", "space reset"), _tt_smi),
     (('"device_name"',), _nvtop),
     (('"board_info"',), _tt_snapshot),
-    (("ing chips", "wait_for_init"), tt_faults.init_failed),  # R8A: Tenstorrent's other faults (tt_faults)
-    (("Opened PCI device", "DRAM training"), tt_faults.umd),
+    # R8A: Tenstorrent's other faults (tt_faults); R13D: tt-flash's chip init status, luwen's ARC not safe to talk to
+    (("ing chips", "wait_for_init", "Chip initialization", "safe to communicate"), tt_faults.init_failed),
+    (("Opened PCI device", "DRAM training", "Unknown board type"), tt_faults.umd),
     (tt_resets.MARKERS, tt_resets.kmd_unresponsive),  # R10A: before kmd, which then leaves those lines
     (tt_resets.RESET_MARKERS, tt_resets.reset_script),
     (("tenstorrent", "Tenstorrent"), tt_faults.kmd),
     (('"device_info"',), tt_faults.snapshot_cut),
+    (tt_eth.MARKERS, tt_eth.read),  # R13D: tt-metal's ethernet ports that never train
     (xrt_tools.MARKERS, xrt_tools.examine),  # R13C: XRT's xbutil/xbmgmt/xrt-smi, amdxdna, NRT status codes
     (xrt_tools.MARKERS, xrt_tools.validate),
     (xrt_tools.MARKERS, xrt_tools.amdxdna),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures import tt_eth
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
@@ -24,13 +25,16 @@ INIT_FAILED = "tt-smi: chip not back after reset"  # accel_tools.RESET_FAILED: t
 DRAM_TIMEOUT = "tt-umd: DRAM training timed out"
 HWMON_FAILED = "tt-kmd: hwmon init failed"
 KMD_OOPS = "tt-kmd: kernel oops"
-SEVERITY = {DRAM_TIMEOUT: "critical", HWMON_FAILED: "warn", KMD_OOPS: "critical"}
+SEVERITY = {DRAM_TIMEOUT: "critical", HWMON_FAILED: "warn", KMD_OOPS: "critical", **tt_eth.SEVERITY}  # R13D: tt-metal
 _BUS = r"((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 _FAMILY = {"b": "Tenstorrent Blackhole", "w": "Tenstorrent Wormhole", "g": "Tenstorrent Grayskull"}
 NO_INDEX = "TT device (index not in the log)"
 
 # --- tt-smi / luwen: chips that failed to initialise ------------------------------------------------------------
-_INIT = re.compile(r"Error when re-initializing chips|Chip initialization failed|luwen_if::chip::init::wait_for_init")
+# R13D: luwen's refusal to talk to a chip whose ARC firmware is not up ('It is not currently safe to communicate with
+# ARC because, …', luwen-if's chip communication check; tt-smi after a resume from suspend): the same fact
+_INIT = re.compile(r"Error when re-initializing chips|Chip initialization failed|luwen_if::chip::init::wait_for_init|"
+                   r"not currently safe to communicate with ARC")
 _STATUS = re.compile(r"\b(\w{1,20}) Status: ([A-Za-z ]{1,30}?)(?:, (\d{1,4}) out of (\d{1,4}) initialized)?\s*$")
 _SENSORS = re.compile(r"^\s*(blackhole|wormhole|grayskull)-pci-([0-9a-f]{4})\s*$")
 _ALL_ONES = re.compile(r"\b4294967295\b|\+65536\.0")
@@ -55,7 +59,7 @@ def init_failed(lines: list[Line], out: ListedParse) -> None:
     if sensor is not None:
         addr = int(sensor.group(2), 16)
         bus_id = f"0000:{addr >> 8:02X}:{(addr & 0xFF) >> 3:02X}.{addr & 7}"
-    said = heads[0].text.strip().rstrip("!:")[:100] + (": " + ", ".join(stuck[:4]) if stuck else "")
+    said = heads[0].text.strip().rstrip("!:,")[:100] + (": " + ", ".join(stuck[:4]) if stuck else "")
     if sensor is not None and any(_ALL_ONES.search(ln.text[:200]) for ln in lines):
         said += f"; {sensor.group(0).strip()} reads all ones (4294967295): the chip does not answer, not heat"
     family = _FAMILY[sensor.group(1)[0]] if sensor else "Tenstorrent device"
@@ -69,35 +73,45 @@ def init_failed(lines: list[Line], out: ListedParse) -> None:
 # --- tt-umd: the device it opened, DRAM training ---------------------------------------------------------------
 _OPENED = re.compile(r"Opened PCI device (\d{1,3}); KMD version: ([\w.\-]{1,20})(?:, IOMMU: (\w{1,12}))?")
 _DRAM = re.compile(r"DRAM training timed out after (\d{1,9}) ?ms")
+# R13D: tt-umd's warning that a chip's board type is not in its table ('Unknown board type for chip 0. This might
+# happen because chip is running old firmware. Defaulting to UNKNOWN', tt-umd device/tt_device): its firmware is
+# older than the driver stack expects, and what depends on the board type (harvesting, clocks) is guessed
+_OLD_FW = re.compile(r"Unknown board type for chip (\d{1,3})\. This might happen because chip is running old firmware")
+OLD_FIRMWARE = "tt-umd: unknown board type (old firmware)"
+SEVERITY[OLD_FIRMWARE] = "warn"
 
 
 def umd(lines: list[Line], out: ListedParse) -> None:
-    """tt-umd's opened devices (inventory, the KMD version said) and its DRAM training timeout: a verdict on the one
-    device opened (else on a device whose index the log does not give)."""
+    """tt-umd's opened devices (inventory, the KMD version said), its DRAM training timeout and a chip's unknown
+    board type (old firmware): a verdict on the one device opened (else on a device whose index the log does not
+    give)."""
     opened: dict[str, str] = {}
     dram: Line | None = None
+    old: Line | None = None
     read: set[int] = set()
     for ln in lines:
         if (o := _OPENED.search(ln.text[:400])) is not None:
             opened.setdefault(o.group(1), f"KMD {o.group(2)}" + (f", IOMMU {o.group(3)}" if o.group(3) else ""))
         elif dram is None and _DRAM.search(ln.text[:400]) is not None:
             dram = ln
+        elif _OLD_FW.search(ln.text[:400]) is not None:
+            old = old or ln
         else:
             continue
         read.add(ln.no)
-    if not opened and dram is None:
+    if not opened and dram is None and old is None:
         return
     where = list(opened) if opened else []
-    fault = (DRAM_TIMEOUT, dram.text.strip()[:200]) if dram is not None else None
-    if fault is not None and len(where) != 1:
+    faults = tuple((path, ln.text.strip()[:200]) for path, ln in ((DRAM_TIMEOUT, dram), (OLD_FIRMWARE, old)) if ln)
+    if faults and len(where) != 1:
         where.append("")
     for k in where:
-        ras = (fault,) if fault is not None and (len(where) == 1 or not k) else ()
+        ras = faults if len(where) == 1 or not k else ()
         out.modules.append(ListedModule(f"TT device {k}" if k else NO_INDEX, "Tenstorrent device", tool=TT_UMD, ras=ras))
     out.notes.append(
         "tt-umd: " + "; ".join(f"PCI device {k} opened ({v})" for k, v in opened.items())
         if opened
-        else "tt-umd: DRAM training timed out (the device's index not in the log)"
+        else f"tt-umd: {'DRAM training timed out' if dram else 'unknown board type'} (the device's index not in the log)"
     )
     out.claimed |= read
     out.kinds.append(TT_UMD)
