@@ -19,11 +19,6 @@ ACCEL = (
     "Opened PCI device",
     "DRAM training",
     "Unsuccessful ",  # R8A, R10A
-    "Chip initialization",  # R13D: tt-flash's chip init status, luwen's ARC check, tt-umd's board type, tt-metal's eth
-    "safe to communicate",
-    "Unknown board type",
-    "Still waiting",
-    "ethernet ports to train",
     "Device Ready",
     "Device(s) Present",
     "0 devices found",
