@@ -139,3 +139,14 @@ def test_lspci_gpu_width_judged_against_design(capsys: pytest.CaptureFixture[str
     code, data = doctor_capture(capsys, tmp_path, _lspci(name, width), name="lspci.txt")
     assert (("pcie_link_downgraded", "3b:00.0") in {(c, m.lower()) for c, m in found_causes(data)}) is fault, \
         found_causes(data)
+
+
+def test_a_peer_of_the_same_model_trained_wider_keeps_the_warn(capsys: pytest.CaptureFixture[str],
+                                                                tmp_path: Path) -> None:
+    """Two RTX 5090s in one node, one at x16: the node's design gives this model x16, so the x8 one is a fault."""
+    one = _q("NVIDIA GeForce RTX 5090", width="8x")
+    two = _q("NVIDIA GeForce RTX 5090").split("Attached GPUs                             : 1\n", 1)[1]
+    text = one.replace("Attached GPUs                             : 1", "Attached GPUs                             : 2")
+    text += two.replace("3B:00.0", "5E:00.0")
+    code, data = doctor_capture(capsys, tmp_path, text)
+    assert code == 1 and found_causes(data) == {("pcie_link_downgraded", "0000:3B:00.0")}, found_causes(data)

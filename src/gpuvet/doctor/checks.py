@@ -186,15 +186,22 @@ def _fabric_fix(ev: Evidence, link_kind: str) -> str | None:
 def _narrow_pcie(ev: Evidence) -> list[Finding]:
     """A PCIe link narrower than its maximum, from captured -q / -x (never a power state) or, on an
     undeclared live node, from the inventory."""
+    widest: dict[str | None, int] = {}  # per model: the widest link a peer in the capture trained
+    for h in ev.captures.health:
+        widest[h.product] = max(widest.get(h.product, 0), h.pcie_width or 0)
     found = [finding("pcie_link_downgraded", HIGH, module=h.module, width=h.pcie_width, max_width=h.pcie_width_max)
              for h in ev.captures.health if h.pcie_width is not None and h.pcie_width_max is not None
-             and h.pcie_width < h.pcie_width_max and not narrow_by_design(h.product, h.pcie_width, h.pcie_width_max)]
+             and h.pcie_width < h.pcie_width_max
+             and not narrow_by_design(h.product, h.pcie_width, h.pcie_width_max, peer_width=widest.get(h.product))]
     judged = _modules_of(ev, (h.module for h in ev.captures.health if h.pcie_width is not None))
     if ev.inventory is not None and ev.differences is None:
         for mi in ev.inventory.modules:
+            if isinstance(mi.pcie_width_current, int):
+                widest[mi.model] = max(widest.get(mi.model, 0), mi.pcie_width_current)
+        for mi in ev.inventory.modules:
             w, wmax = mi.pcie_width_current, mi.pcie_width_max
             if isinstance(w, int) and isinstance(wmax, int) and w < wmax and mi.id not in judged \
-                    and not narrow_by_design(mi.model, w, wmax):
+                    and not narrow_by_design(mi.model, w, wmax, peer_width=widest.get(mi.model)):
                 found.append(finding("pcie_link_downgraded", HIGH, module=mi.id, width=w, max_width=wmax))
     return found + _slow_while_busy(ev, {f.module for f in found})
 

@@ -27,11 +27,16 @@ def ecc_off_as_shipped(product: str | None) -> bool:
     return product is not None and _ECC_OFF_AS_SHIPPED.search(product.strip()) is not None
 
 
-def narrow_by_design(product: str | None, width: int, width_max: int, host_width: int | None = None) -> bool:
+def narrow_by_design(
+    product: str | None, width: int, width_max: int, host_width: int | None = None, peer_width: int | None = None
+) -> bool:
     """A link at ``width`` of the card's ``width_max`` that the design explains: at the host slot's width where
-    that is read; else a named add-in card (no baseboard module) at half its width or more."""
+    that is read; else a named add-in card (no baseboard module) at half its width or more, unless a peer of its
+    model in the same capture trained wider (``peer_width``)."""
     if host_width is not None:
         return width >= host_width
+    if peer_width is not None and peer_width > width:
+        return False  # a peer of the same model in this node trained wider: the node's design gives more
     if product is None or not product.strip() or _BASEBOARD.search(product):
         return False  # no product named: no design to hold the link against but the card's own maximum
     return width * 2 >= width_max
