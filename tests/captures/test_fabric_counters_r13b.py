@@ -82,7 +82,7 @@ def test_nccl_ib_completion_quoted_in_a_sentence_warns_with_its_status(tmp_path:
         "len0, vendor err 129' although I run in a container.\n"
     )
     code, got = doctor_text(tmp_path, text)
-    assert [(f["cause"], f["severity"]) for f in got["findings"]] == [("rdma_completion_error", "warn")]
+    assert [(f["cause"], f["severity"]) for f in got["findings"]] == [("collective_runtime_error", "warn")]
     assert "Transport retry counter exceeded" in got["findings"][0]["evidence"]["log"]
 
 

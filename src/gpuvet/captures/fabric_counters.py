@@ -222,14 +222,15 @@ def _module(out: AppErrorsParse, kind: str, ln: Line, bdf: str, text: str) -> No
 
 
 def _quoted_completion(ln: Line, q: re.Match[str], out: AppErrorsParse) -> None:
-    """NCCL's NET/IB completion error as a poster quotes it: its ibv_wc_status by name and number."""
+    """NCCL's NET/IB completion error as a poster quotes it: its ibv_wc_status by name and number, with the verdict
+    NCCL's own WARN line gets (collective_runtime_error: its action names error 12 the fabric between the nodes)."""
     from gpuvet.captures.rdma_verbs import VERBS_WORDS, status_words
 
     st = int(q.group("st"))
     name = status_words(st) if 1 <= st <= len(VERBS_WORDS) else "a status ibv_wc_status does not list"
     add(
         out,
-        "node_rdma_completion",
+        "nccl_error",
         ln,
         f"NCCL NET/IB: completion with error {st} ({name}), opcode {q.group('op')}, vendor err {q.group('v')} (quoted)",
         tool="NCCL (NET/IB, quoted)",
