@@ -106,3 +106,21 @@ def test_nrt_status_codes_application_ones_said_hardware_ones_judged(tmp_path: P
     assert capture_findings(tmp_path, "ERROR NRT:nrt_execute  nrt_execute status=5\n") == {
         (WARN, "Neuron device (index not in the log)"): "warn"
     }
+
+
+def test_xrt_smi_table2d_device_lists_npu_read_alveo_not_ready_warns(tmp_path: Path) -> None:
+    npu = (
+        "Device(s) Present\n|BDF             |Name       |Architecture  |Topology  |\n"
+        "|[0000:c5:00.1]  |NPU Strix  |AIE2P         |4x8       |\n"
+    )
+    code, doc = doctor_text(tmp_path, npu)
+    assert code == 0 and not doc["findings"]
+    alveo = (
+        "Device(s) Present\n"
+        "|BDF             |Shell                            |Logic UUID  |Device ID       |Device Ready*  |\n"
+        "|[0000:65:00.0]  |xilinx_u55c_gen3x16_xdma_base_3  |97D2C1F0    |user(inst=129)  |No             |\n"
+    )
+    assert capture_findings(tmp_path, alveo) == {(WARN, "XRT 0000:65:00.0 (0000:65:00.0)"): "warn"}
+    assert capture_findings(tmp_path, "Device(s) Present\n  0 devices found\n") == {
+        (WARN, "XRT device (bus id not in the log)"): "warn"
+    }

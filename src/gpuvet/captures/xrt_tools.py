@@ -40,6 +40,7 @@ SEVERITY = {
 }
 MARKERS = (
     "Device Ready",
+    "Device(s) Present",
     "0 devices found",
     "Validating card",
     "Validate Device",
@@ -84,9 +85,11 @@ def _with(m: ListedModule, **kw: object) -> ListedModule:
 
 # --- examine: banner and device table -------------------------------------------------------------------------
 _VERSION = re.compile(r"^\s*(Version|XOCL|XCLMGMT|AMDXDNA|Firmware Version|NPU Firmware Version)\s*:\s*([\w.\-]{1,40})")
-_ROW = re.compile(r"^\s*\[" + _BDF + r"\]\s*:\s*(\S{1,80})(?:\s.*?)?\s(Yes|No)\s*$")
-_NPU_ROW = re.compile(r"^\s*\|?\s*\[" + _BDF + r"\]\s*\|?\s*:?\s*(\S[^|]{0,60}?)\s*\|")
-_ZERO = re.compile(r"^\s*0 devices found\b")  # under examine's 'Devices present' heading only
+_ROW = re.compile(r"^\s*\|?\s*\[" + _BDF + r"\]\s*[:|]\s*(\S{1,80})(?:\s.*?)?\s\|?\s*(Yes|No)\s*\|?\s*$")
+# xrt-smi's Ryzen table (ReportHost printRyzenDevices: |BDF |Name |Architecture |Topology |)
+_NPU_ROW = re.compile(r"^\s*\|\s*\[" + _BDF + r"\]\s*\|\s*(\S[^|]{0,60}?)\s*\|")
+_ZERO = re.compile(r"^\s*0 devices found\b")  # under examine's heading or beside XRT's banner only
+_HEADINGS = ("Devices present", "Device(s) Present", "Device list")
 
 
 def examine(lines: list[Line], out: ListedParse) -> None:
@@ -107,11 +110,15 @@ def examine(lines: list[Line], out: ListedParse) -> None:
             ras = ((NOT_READY, said),) if golden or r.group(3) == "No" else ()
             _module(out, bus, "", name=_card(shell), vbios=shell, ras=ras)
             out.claimed.add(ln.no)
-        elif _ZERO.search(t) and any(p.text.strip() == "Devices present" for p in lines):
+        elif n := _NPU_ROW.match(t):
+            _module(out, _bus(n.group(1)), "", name=f"AMD {n.group(2)} (Ryzen AI NPU)")
+            out.claimed.add(ln.no)
+        elif _ZERO.search(t) and any(p.text.strip() in _HEADINGS or "XOCL" in p.text[:40] for p in lines):
             _module(out, None, _NO_BUS, ras=((NO_DEVICES, t.strip()[:120] + _driver_said(lines)),))
             out.claimed.add(ln.no)
     if versions:
         out.notes.append("XRT: " + ", ".join(dict.fromkeys(versions[:6])))
+    if versions or any(m.tool == XRT for m in out.modules):
         out.kinds.append("xbutil examine")
 
 
@@ -146,6 +153,7 @@ def validate(lines: list[Line], out: ListedParse) -> None:
     flash = next((_bus(m.group(1)) for ln in lines if (m := _FLASH.match(ln.text[:80]))), None)
     bus, test, shell = flash, "", None
     said: list[str] = []
+    read = False
     for ln in lines:
         t = ln.text[:300].rstrip()
         if (c := _CARD.search(t)) or (n := _NEW_DEV.search(t)):
@@ -177,7 +185,8 @@ def validate(lines: list[Line], out: ListedParse) -> None:
         elif r.group(1) in ("Platform", "SC Version"):
             _module(out, bus, _NO_BUS, name=_card(r.group(2)) if r.group(1) == "Platform" else None)
         out.claimed.add(ln.no)
-    if any(m.tool == XRT for m in out.modules):
+        read = True
+    if read:
         out.kinds.append("xbutil validate")
 
 
