@@ -125,3 +125,19 @@ May 13 04:23:44 pve kernel: vfio-pci 0000:76:00.0: AMD_VEGA20: psp mode1 reset s
 def test_a_vendor_reset_method_that_failed_where_another_reset_the_module_is_a_warn(tmp_path: Path) -> None:
     assert _severe(tmp_path, VENDOR_RESET_TWO_METHODS) == {("driver_error_unnamed", "0000:75:00.0"): "warn"}
     assert _severe(tmp_path, VENDOR_RESET_FAILED)[("module_needs_reset", "0000:75:00.0")] == "critical"
+
+
+SOCTHERM_DMESG = """\
+[  120.511002] soctherm: OC ALARM 0x00000001
+[  121.600113] soctherm: OC ALARM 0x00000001
+[  125.100001] usb 1-2: new high-speed USB device number 3 using tegra-xusb
+"""
+SOCTHERM_SAID = (  # a poster's words, as meta-tegra#538 puts them
+    "I build a Yocto image for jetson-nano-2gb-devkit, the image boots successfully, but I could find some messages "
+    '"soctherm: OC ALARM 0x00000001" from dmesg output, could anybody let me know what the meaning of this message?\n'
+)
+
+
+@pytest.mark.parametrize("text", [SOCTHERM_DMESG, SOCTHERM_SAID])
+def test_a_jetson_over_current_alarm_is_a_throttle_of_the_soc(tmp_path: Path, text: str) -> None:
+    assert _severe(tmp_path, text) == {("hw_slowdown", kernel_edge_accel.SOC): "warn"}

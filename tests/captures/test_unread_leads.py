@@ -222,8 +222,12 @@ HAILO = (
 
 
 def test_an_accelerators_firmware_file_not_found_is_a_lead_on_it(tmp_path: Path) -> None:
-    """R11C: hailo_pci's 'Firmware file not found (…)': the accelerator cannot run until the image is given."""
+    """R11C: hailo_pci's 'Firmware file not found (…)': the accelerator cannot run until the image is given; R13D:
+    read by kernel_edge_accel as its own cause (accel_firmware_missing), no longer a generic lead."""
     code, answer, _ = _doctor(tmp_path, HAILO)
-    assert code == 1 and _leads(answer) == [("0000:05:00.0", "warn")]
+    found = answer.get("findings", [])
+    assert isinstance(found, list)
+    named = [(f.get("module"), f["severity"]) for f in found if f["cause"] == "accel_firmware_missing"]
+    assert code == 1 and named == [("0000:05:00.0", "warn")] and _leads(answer) == []
     code, answer, _ = _doctor(tmp_path, HAILO.replace("Firmware file not found", "Firmware was loaded successfully"))
     assert code == 0 and _leads(answer) == []

@@ -543,7 +543,7 @@ FORMATS: tuple[Format, ...] = (
     Format("gpu-fryer", "gpu_burn", _found("gpu_fryer.parse"), markers=("Gflops/s",)),  # issue 46: its summary
     Format(MONITOR, None, _kept("monitor_tools.parse"), markers=("°C,", "'C,", "((", '"memory.total"', "# gpu", "#gpu",
            "process_name", "gpu_uuid", "gpu_bus_id", "Mem. Use", "NVITOP", '"device_name"')),  # issue 46: monitor_tools
-    Format("tegrastats", None, _kept("tegrastats.parse"), markers=("GR3D_FREQ",)),  # issue 46: Jetson's GPU samples
+    Format("tegrastats", None, _kept("tegrastats.parse"), markers=("GR3D_FREQ", "Temp GPU")),  # R13D: + jtop stats
     Format("i915/xe driver boot lines", "xpu", _listed("intel_boot.parse"), adds=True,
            markers=("i915", "xe ", "xe:")),  # YX1: the drivers' healthy boot lines (their errors: the kernel log's)
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"),

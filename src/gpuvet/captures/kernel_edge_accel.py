@@ -18,6 +18,7 @@ import re
 from typing import TYPE_CHECKING
 
 from gpuvet.captures import kernel_failed, kernel_unknown
+from gpuvet.captures.kernel_phrases import KernelMessage
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -25,13 +26,14 @@ from gpuvet.captures.text import Line
 if TYPE_CHECKING:
     from gpuvet.captures.kernel import KernelParse
 
-WORDS = ("hailo", "apex ")  # every line this reader reads holds one
+WORDS = ("hailo", "apex ", "OC ALARM")  # every line this reader reads holds one
 _LINE = lazy(
     r"(?:^|[\s\]>:;])(?P<drv>hailo1x|hailo|apex) (?P<bus>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):"
 )
 FIRMWARE_MISSING = "accel_firmware_missing"
 PAGE_FAULT = "accel_page_fault"
-KINDS = (FIRMWARE_MISSING, PAGE_FAULT)  # kernel_messages.yaml gives each its cause (and driver_init_failed's)
+SOCTHERM_OC = "jetson_soctherm_oc_alarm"
+KINDS = (FIRMWARE_MISSING, PAGE_FAULT, SOCTHERM_OC)  # kernel_messages.yaml gives each its cause (and driver_init_failed's)
 # each kind's words, from the drivers' dev_err/hailo_err calls (hailort-drivers v5.3.0 45e5fc5, linux/pcie/src;
 # gasket-driver 5815ee3, src/gasket_core.c, gasket_interrupt.c, apex_driver.c): the probe's own failures and the
 # firmware that did not load leave no usable board; a missing firmware file is the board added without it
@@ -63,6 +65,12 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
         lazy(r"\bFault VA\b|\bFailing in (?:first|second|\w+) \(|\bpage fault\b|\bComputed Failing Bus Addr\b", re.I),
     ),
 )
+# Jetson's SoC thermal/over-current unit (drivers/thermal/tegra/soctherm.c, soctherm_oc_int_work_func: 'soctherm: OC
+# ALARM 0x%08x'): an over-current interrupt, which throttles the CPU and GPU clocks (most often a supply that
+# sags under load: an under-rated power adapter or cable); no device named, the SoC's
+_SOCTHERM = lazy(r"\bsoctherm: OC ALARM 0x([0-9a-fA-F]{1,8})\b")
+SOC = "Jetson SoC (soctherm; no device in the line)"
+SAID = (KernelMessage(SOCTHERM_OC, re.compile(r"\bsoctherm: OC ALARM 0x[0-9a-fA-F]{1,8}\b"), "soctherm"),)
 _VENDOR = {"hailo": "Hailo", "hailo1x": "Hailo", "apex": "Google"}
 SHOWN = 3
 
@@ -82,6 +90,9 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     for i in holding(lines, WORDS, marks):
         ln = lines[i]
         if (m := _LINE.search(ln.text[:400])) is None:
+            if _SOCTHERM.search(ln.text[:400]) is not None:
+                found.setdefault((SOCTHERM_OC, SOC), []).append(ln)
+                out.claimed.add(ln.no)
             continue
         bus = m.group("bus") if m.group("bus").count(":") == 2 else f"0000:{m.group('bus')}"
         out.claimed.add(ln.no)
@@ -98,7 +109,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
         if kind == kernel_unknown.UNNAMED and bus in named:
             continue  # beside a named fault of the same board: its context
         shown = tuple(ln.text.strip()[:240] for ln in said[:SHOWN])
-        drv = m.group("drv") if (m := _LINE.search(said[0].text[:400])) is not None else "hailo"
+        drv = m.group("drv") if (m := _LINE.search(said[0].text[:400])) is not None else "soctherm"
         out.events.append(
             KernelEvent(kind, bus, said[0].text.strip()[:240], said[0].no, count=len(said), driver=drv, shown=shown)
         )

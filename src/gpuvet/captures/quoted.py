@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures import host_errors, pci_resources, smi_messages
+from gpuvet.captures import host_errors, kernel_edge_accel, pci_resources, smi_messages
 from gpuvet.captures.app_errors import in_quotes, reported, said
 from gpuvet.captures.kernel import NO_BUS, NVRM_MESSAGES, KernelEvent, KernelMessage, KernelParse, bus
 from gpuvet.captures.kernel_echoes import handle_kind
@@ -60,10 +60,10 @@ _XID_BUS = re.compile(r"(?:\b|(?<=GPU))([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA
 
 
 # NBF1: nvidia-smi's answer for a module it cannot open, anywhere in the poster's sentence (its own reader
-# takes it only at a line's start or as the tool's output)
+# takes it only at a line's start or as the tool's output); AX1, PCR; R13D: Jetson's soctherm OC alarm
 _SAID_MESSAGES = NVRM_MESSAGES + (KernelMessage("smi_no_handle", re.compile(
     r"Unable to (?:determine|detect) the device handle for (?:GPU\s*(?:\d{1,3}:\s+)?)?(?:PCI:)?[0-9a-fA-F]{0,8}:?"
-    r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}"), "nvidia-smi"),) + smi_messages.SAID + pci_resources.SAID  # AX1, PCR
+    r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}"), "nvidia-smi"),) + smi_messages.SAID + pci_resources.SAID + kernel_edge_accel.SAID
 
 
 def quoted_messages(lines: list[Line]) -> tuple[list[KernelEvent], set[int]]:

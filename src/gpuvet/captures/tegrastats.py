@@ -2,7 +2,9 @@
 (JetPack 5/6; older boards print ``GR3D_FREQ 0%@76`` and ``GPU@40.5C``). Its integrated GPU is read as one module
 with -q's fields (the last sample's load and temperature, so every check judges them alike) and the samples' peak in
 a note. tegrastats prints no verdict of its own: nothing is judged here. A sensor tegrastats cannot read prints
--256C (a powered-off GPU rail): no reading, said, never a temperature."""
+-256C (a powered-off GPU rail): no reading, said, never a temperature. R13D: jtop's stats as jetson-stats prints them
+('<key>, <value>' rows: 'GPU, 0', 'Temp GPU, 46.0', 'nvp model, MAXN', jtop.stats of rbonghi/jetson_stats) are the
+same module's readings where no tegrastats sample is in the text."""
 
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ def parse(lines: list[Line]) -> SmiText:
                         _reading(_JUNCTION.search(ln.text))))
         out.claimed.add(ln.no)
     if not samples:
-        return out
+        return _jtop(lines, out)
     load_pct, clock, temp, junction = samples[-1]
     fields = {"Utilization/Gpu": f"{load_pct} %"}
     fields |= {"Clocks/Graphics": f"{clock} MHz"} if clock else {}
@@ -50,4 +52,28 @@ def parse(lines: list[Line]) -> SmiText:
     tj = f", junction (tj) {junction:.1f} C" if junction is not None else ""
     out.notes.append(f"{KIND}: {len(samples)} sample(s) of the Jetson GPU; last load {load_pct} %{peak}{tj}; "
                      "tegrastats prints no verdict: its figures are read, not judged against a limit it does not print")
+    return out
+
+
+JTOP_MARKER = "Temp GPU"
+_JTOP = re.compile(r"^\s*(GPU|Temp GPU|nvp model|jetson_clocks), ([\w.\-]{1,20})\s*$")
+
+
+def _jtop(lines: list[Line], out: SmiText) -> SmiText:
+    """jtop's stats rows: the GPU's load and temperature, the power mode in a note; nothing judged."""
+    said: dict[str, str] = {}
+    for i in holding(lines, ("GPU, ", "nvp model, ", "jetson_clocks, ")):
+        if (m := _JTOP.match(lines[i].text)) is not None:
+            said.setdefault(m.group(1), m.group(2))
+            out.claimed.add(lines[i].no)
+    if "Temp GPU" not in said and "GPU" not in said:
+        out.claimed.clear()
+        return out
+    fields = {"Utilization/Gpu": f"{said['GPU']} %"} if said.get("GPU", "").isdigit() else {}
+    temp = _reading(re.match(r"(-?\d{1,3}(?:\.\d{1,2})?)$", said.get("Temp GPU", "")))
+    fields |= {"Temperature/GPU Current Temp": f"{temp:.0f} C"} if temp is not None else {}
+    out.modules.append(SmiTextModule(f"{UNNAMED} #1", _PRODUCT.replace("tegrastats", "jtop"), fields))
+    mode = ", ".join(f"{k} {said[k]}" for k in ("nvp model", "jetson_clocks") if k in said)
+    out.notes.append(f"jtop: the Jetson GPU's stats{': ' + mode if mode else ''}; jtop prints no verdict: its figures "
+                     "are read, not judged against a limit it does not print")
     return out
