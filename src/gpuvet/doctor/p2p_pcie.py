@@ -12,10 +12,14 @@ not the path: not read)."""
 
 from __future__ import annotations
 
-from gpuvet.captures import formats
+from typing import TYPE_CHECKING
+
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Finding, finding
 from gpuvet.doctor.outcome import LOW
+
+if TYPE_CHECKING:  # a type only: doctor --node/--sim loads no capture parser (tests/cli/test_cli_lazy.py)
+    from gpuvet.captures import formats
 
 CAUSE = "p2p_unavailable_pcie"
 
