@@ -52,7 +52,23 @@ def parse(lines: list[Line]) -> SmiText:
     tj = f", junction (tj) {junction:.1f} C" if junction is not None else ""
     out.notes.append(f"{KIND}: {len(samples)} sample(s) of the Jetson GPU; last load {load_pct} %{peak}{tj}; "
                      "tegrastats prints no verdict: its figures are read, not judged against a limit it does not print")
+    out.notes += _ram(lines, out.claimed)
     return out
+
+
+_RAM = re.compile(r"\bRAM (\d{1,7})/(\d{1,7})MB\b")
+RAM_HIGH = 0.9  # R13D: shared memory (the GPU's too) this full leaves the next allocation little room
+
+
+def _ram(lines: list[Line], sampled: set[int]) -> list[str]:
+    """The last sample's RAM in use, said where it is RAM_HIGH of the total or more (the Jetson's CPU and GPU share
+    it): an info, never a finding."""
+    last = next((m for ln in reversed(lines) if ln.no in sampled and (m := _RAM.search(ln.text))), None)
+    if last is None or int(last.group(2)) == 0 or int(last.group(1)) / int(last.group(2)) < RAM_HIGH:
+        return []
+    used, total = int(last.group(1)), int(last.group(2))
+    return [f"{KIND}: RAM {used}/{total} MB in use ({100 * used / total:.0f} %, shared by the CPU and the GPU): high "
+            "usage, little room for the next allocation (info)"]
 
 
 JTOP_MARKER = "Temp GPU"
