@@ -32,6 +32,6 @@ def _p2p_causes(tmp_path: Path, text: str) -> list[tuple[str, str]]:
 
 
 def test_an_unnamed_peer_is_not_taken_for_the_same_model(tmp_path: Path) -> None:
-    assert _p2p_causes(tmp_path, _p2p(["NVIDIA RTX A6000", "NVIDIA RTX A6000"])) == [("p2p_unavailable_pcie", "info")]
+    assert _p2p_causes(tmp_path, _p2p(["NVIDIA RTX A6000", "NVIDIA RTX A6000"])) == [("p2p_unavailable", "warn")]
     assert _p2p_causes(tmp_path, _p2p(["NVIDIA RTX A6000"])) == []  # GPU 1 named by no line: not known
     assert _p2p_causes(tmp_path, _p2p(["NVIDIA RTX A6000", "NVIDIA A40"])) == []  # two models: their design

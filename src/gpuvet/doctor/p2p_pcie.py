@@ -2,13 +2,14 @@
 Peer Device=1'), deviceQuery ('Peer access from … -> …: No') or `nvidia-smi topo -p2p r|w|p` (NS, CNS, GNS, TNS)
 say cannot reach each other, on cards not built into an NVLink fabric.
 
-On an NVLink board (SXM modules) a pair without peer access is a fault: p2p_unavailable, a warn
-(capture_errors._p2p_denied). On GeForce cards (no PCIe P2P by design) or cards no line names, the readers' notes
-say it, no finding. On named workstation/datacenter PCIe cards the platform (a chipset, an IOMMU or ACS) refuses
-it: said as p2p_unavailable_pcie, an info, so the pairs' copies read as staged through host memory, never as a
-failed link. One finding for the pairs, whichever tool said it; `topo -p2p p` (NVML's PROP index, PCIe peer
-support) counts where the same file's `topo -m` shows the pair joined by no NVLink (on an NVLink pair PCIe P2P is
-not the path: not read)."""
+On an NVLink board (SXM modules) a pair without peer access is p2p_unavailable (capture_errors._p2p_denied). On
+GeForce cards (no PCIe P2P by design) or cards no line names, the readers' notes say it, no finding. On named
+workstation/datacenter PCIe cards the platform (a chipset, an IOMMU or ACS) refuses it: the same fact as CUDA's
+'peer access is not supported' for that pair, so the same cause and severity (p2p_unavailable, warn: one fact, one
+verdict, REV66), its detail saying the pairs' copies are staged through host memory, never a failed link. One
+finding for the pairs, whichever tool said it; `topo -p2p p` (NVML's PROP index, PCIe peer support) counts where
+the same file's `topo -m` shows the pair joined by no NVLink (on an NVLink pair PCIe P2P is not the path: not
+read)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from typing import TYPE_CHECKING
 
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Finding, finding
-from gpuvet.doctor.outcome import LOW
+from gpuvet.doctor.outcome import MEDIUM
 
 if TYPE_CHECKING:  # a type only: doctor --node/--sim loads no capture parser (tests/cli/test_cli_lazy.py)
     from gpuvet.captures import formats
 
-CAUSE = "p2p_unavailable_pcie"
+CAUSE = "p2p_unavailable"
 
 
 def findings(ev: Evidence) -> list[Finding]:
@@ -47,7 +48,7 @@ def findings(ev: Evidence) -> list[Finding]:
     model = next(iter(models)) if len(models) == 1 else ""  # a mixed node's pairs: no one model
     pairs = [f"GPU {a}-GPU {b}" for a, b in sorted(seen)]
     one = len(pairs) == 1  # several pairs (a GeForce node's every pair): one finding for them, each pair named
-    return [finding(CAUSE, LOW, between=(f"GPU {i}", f"GPU {j}") if one else None, model=model or None,
+    return [finding(CAUSE, MEDIUM, between=(f"GPU {i}", f"GPU {j}") if one else None, model=model or None,
                     pairs=None if one else pairs[:_SHOWN] + ([f"… {len(pairs) - _SHOWN} more"] if len(pairs) > _SHOWN
                                                             else []),
                     files=sorted({f for _, _, fs in seen.values() for f in fs}),
