@@ -2,6 +2,25 @@
 Tenstorrent's, and (R13C) XRT's xbutil/xbmgmt/xrt-smi, the amdxdna NPU driver's and the Neuron runtime's NRT status
 lines. Kept apart from the readers so formats.py names them without importing them (issue 43)."""
 
+# xrt_tools' readers' markers (accel_tools dispatches them by this tuple too)
+XRT = (
+    "Device Ready",
+    "Device(s) Present",
+    "0 devices found",
+    "Validating card",
+    "Validate Device",
+    "Validate device",
+    "Test Status",
+    "card(s)",
+    "is not ready",
+    "Shell running",
+    "XOCL",
+    "AMDXDNA",
+    "amdxdna",
+    "aie2_",
+    "aie4_",
+    "/dev/accel",
+)
 ACCEL = (
     "HL-SMI",
     "AIP",
@@ -19,22 +38,7 @@ ACCEL = (
     "Opened PCI device",
     "DRAM training",
     "Unsuccessful ",  # R8A, R10A
-    "Device Ready",
-    "Device(s) Present",
-    "0 devices found",
-    "Validating card",
-    "Validate Device",
-    "Validate device",
-    "Test Status",
-    "card(s)",
-    "is not ready",
-    "Shell running",
-    "XOCL",
-    "AMDXDNA",
-    "amdxdna",
-    "aie2_",
-    "aie4_",
-    "/dev/accel",
+    *XRT,
     "nrt_",
     "NRT",
     "NMGR",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures import accel_marks
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
@@ -38,24 +39,7 @@ SEVERITY = {
     FW_DEAD: "critical",
     MBOX_TIMEOUT: "warn",
 }
-MARKERS = (
-    "Device Ready",
-    "Device(s) Present",
-    "0 devices found",
-    "Validating card",
-    "Validate Device",
-    "Validate device",
-    "Test Status",
-    "card(s)",
-    "is not ready",
-    "Shell running",
-    "XOCL",
-    "AMDXDNA",
-    "amdxdna",
-    "aie2_",
-    "aie4_",
-    "/dev/accel",
-)
+MARKERS = accel_marks.XRT  # one list: formats.py routes texts to accel_tools by accel_marks.ACCEL
 _BDF = r"((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 _NO_BUS = "XRT device (bus id not in the log)"
 
