@@ -104,7 +104,6 @@ def placed(
     return "generic" if found else "refused" if code == 2 else "clear"
 
 
-
 def healthy_placed(texts: Iterable[tuple[str, str]], where: Path, show: set[str], width: int) -> Counter[str]:
     """Each healthy framing (its name, its text) judged by ``placed``: clean, false or refused; those ``show`` names
     printed, ``width`` the name's column."""
@@ -116,6 +115,7 @@ def healthy_placed(texts: Iterable[tuple[str, str]], where: Path, show: set[str]
         if verdict in show:
             print(f"{verdict:<9} {name:<{width}} {text[:100]!r} -> {found}")
     return healthy
+
 
 _SOURCE = re.compile(r"(\b[\w]+\.cc:\d+)")
 _LINKED = r"[\1](http://\1/)"  # GitHub's autolink of a name that looks like a host
@@ -194,11 +194,19 @@ def healthy_verdict(case: dict[str, Any], text: str, where: Path) -> str:
 
 
 VERDICTS: dict[str, Callable[[dict[str, Any], str, Path], str]] = {
-    "faults": fault_verdict, "said": said_verdict, "healthy": healthy_verdict}
+    "faults": fault_verdict,
+    "said": said_verdict,
+    "healthy": healthy_verdict,
+}
 
 
-def run_framed(doc: str | None, argv: list[str] | None, data: Path, framings: Callable[[dict[str, Any]], dict[str, str]],
-               groups: tuple[str, ...] = ("faults", "said", "healthy")) -> int:
+def run_framed(
+    doc: str | None,
+    argv: list[str] | None,
+    data: Path,
+    framings: Callable[[dict[str, Any]], dict[str, str]],
+    groups: tuple[str, ...] = ("faults", "said", "healthy"),
+) -> int:
     """A phrasebook whose JSON holds ``groups`` of cases: each case in each of its framings judged by its group's
     verdict, the ones ``--show`` names printed, then a tally per group."""
     show = shown(doc, argv)
@@ -222,16 +230,23 @@ def web_framings(prompt: str, lines: list[str], stamped: bool = False) -> dict[s
     """The ways a paste shows ``lines`` on the web: bare (dmesg-stamped where ``stamped``), under the shell's
     ``prompt``, fenced under a sentence, and as a page's HTML source (the prompt's command in a span)."""
     body = [f"[5621799.{i:06d}] {ln}" for i, ln in enumerate(lines)] if stamped else lines
-    html = [f"<div><pre><code><span>$ </span>{prompt.split('$ ', 1)[-1].split('# ', 1)[-1]}", *body,
-            "</code></pre></div>", "<p>That is all it printed.</p>"]
-    return {"bare": "\n".join(body), "prompt": "\n".join([prompt, *body]),
-            "fenced": "\n".join(["It prints this:", "```", *body, "```"]), "html": "\n".join(html)}
+    html = [
+        f"<div><pre><code><span>$ </span>{prompt.split('$ ', 1)[-1].split('# ', 1)[-1]}",
+        *body,
+        "</code></pre></div>",
+        "<p>That is all it printed.</p>",
+    ]
+    return {
+        "bare": "\n".join(body),
+        "prompt": "\n".join([prompt, *body]),
+        "fenced": "\n".join(["It prints this:", "```", *body, "```"]),
+        "html": "\n".join(html),
+    }
 
 
 def run_web_framed(doc: str | None, argv: list[str] | None, data: Path, prompts: dict[str, str]) -> int:
     """``run_framed`` over ``web_framings``, each case's prompt by its ``tool``."""
-    return run_framed(doc, argv, data,
-                      lambda c: web_framings(prompts[c["tool"]], c["lines"], c.get("stamped", False)))
+    return run_framed(doc, argv, data, lambda c: web_framings(prompts[c["tool"]], c["lines"], c.get("stamped", False)))
 
 
 def family_verdict(expected: str | None, text: str, where: Path) -> tuple[str, set[str]]:
@@ -246,8 +261,13 @@ def family_verdict(expected: str | None, text: str, where: Path) -> tuple[str, s
     return ("class" if expected in loud else "generic" if loud else "missed"), loud
 
 
-def run_families(doc: str | None, argv: list[str] | None, data: Path,
-                 framings: Callable[[str, str], dict[str, str]], frame_width: int = 10) -> int:
+def run_families(
+    doc: str | None,
+    argv: list[str] | None,
+    data: Path,
+    framings: Callable[[str, str], dict[str, str]],
+    frame_width: int = 10,
+) -> int:
     """A phrasebook whose JSON holds ``messages`` as [family, text, expected cause or None]: each message in each of
     its family's framings judged by ``family_verdict``, the ones ``--show`` names printed, then a table per family."""
     show = shown(doc, argv)
@@ -268,4 +288,77 @@ def run_families(doc: str | None, argv: list[str] | None, data: Path,
         total += c
         print(f"{family:<8}" + "".join(f"{c[k]:>9}" for k in kinds))
     print(f"{'all':<8}" + "".join(f"{total[k]:>9}" for k in kinds))
+    return 0
+
+
+def lines_framings(lines: list[str], prompt: str, lead: str) -> dict[str, str]:
+    """The three ways most pastes show ``lines``: bare, under the typed ``prompt``, fenced under a ``lead`` sentence."""
+    return {
+        "bare": "\n".join(lines),
+        "prompt": "\n".join([prompt, *lines]),
+        "fenced": "\n".join([lead, "```", *lines, "```"]),
+    }
+
+
+# a node's kernel log as pasted: dmesg -T's stamp, /dev/kmsg's record prefix, dmesg -x's level ('{i}': the line's index)
+NODE_KERNEL = {
+    "dmesg": "[Thu Sep 19 02:29:4{i} 2024] ",
+    "kmsg": "6,3973,22799663{i},-;",
+    "dmesg_x": "kern  :err   : 2025-02-10T16:28:06,50271{i}+00:00 ",
+}
+
+
+def case_framings(
+    case: dict[str, Any], host: str, lead: str, problem: str, kernel: dict[str, str] = NODE_KERNEL
+) -> dict[str, str]:
+    """A case's ``lines`` as ``lines_framings`` shows them under ``host`` + its command, a one-line case in a
+    poster's ``problem`` sentence, a ``kernel`` case under each of ``kernel``'s prefixes."""
+    lines: list[str] = case["lines"]
+    out = lines_framings(lines, f"{host}{case['command']}", lead)
+    if len(lines) == 1:
+        out["sentence"] = f"- **Problem**: {problem}: {lines[0]}"
+    if case.get("kernel"):
+        for name, prefix in kernel.items():
+            out[name] = "\n".join(prefix.format(i=i) + ln for i, ln in enumerate(lines))
+    return out
+
+
+def node_framings(case: dict[str, Any]) -> dict[str, str]:
+    """``case_framings`` as a root shell on a node after a reboot shows them (R12C, R13D)."""
+    return case_framings(
+        case, "root@node01:~# ", "After the reboot it prints this:",
+        "after a reboot of the CentOS server the driver is unusable",
+    )  # fmt: skip
+
+
+Framed = Callable[[dict[str, object]], list[tuple[str, str, bool]]]
+
+
+def run_placed(
+    doc: str | None,
+    argv: list[str] | None,
+    data: Path,
+    framings: Framed,
+    named: Callable[[dict[str, object], str], Callable[[str], bool]],
+    source_width: int,
+) -> int:
+    """A phrasebook whose JSON holds ``faults`` (source, cause, severity, …) and ``healthy`` entries, each in the
+    (framing, text, quoted) ways ``framings`` gives: a fault judged by ``placed`` on the subject ``named(entry,
+    text)`` accepts, tallied per source; the healthy ones by ``healthy_placed``; ``--show``'s verdicts printed."""
+    show = shown(doc, argv)
+    book = json.loads(data.read_text())
+    faults: dict[str, Counter[str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) / "capture.txt"
+        for entry in book["faults"]:
+            for name, text, quoted in framings(entry):
+                code, found = run(text, where)
+                on = named(entry, text)
+                verdict = placed(str(entry["cause"]), str(entry["severity"]), code, found, quoted, on, "subject")
+                faults.setdefault(str(entry["source"]), Counter())[verdict] += 1
+                if verdict in show:
+                    print(f"{verdict:<9} {name:<16} {text[:100]!r} -> {found}")
+        healthy = healthy_placed(((n, t) for e in book["healthy"] for n, t, _ in framings(e)), where, show, 16)
+    print_faults("source", source_width, faults)
+    print(healthy_said(healthy))
     return 0
