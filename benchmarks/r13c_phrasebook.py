@@ -14,26 +14,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchmarks.support.phrasebook import run_framed
+from benchmarks.support.phrasebook import NODE_KERNEL, case_framings, run_framed
 
 DATA = Path(__file__).parent / "data" / "r13c_phrasebook.json"
+KERNEL = {
+    "dmesg": "[    5.57{i}771] ",
+    "journal": "Mar 02 10:11:1{i} box kernel: ",
+    "dmesg_x": NODE_KERNEL["dmesg_x"],
+}
 
 
 def framings(case: dict[str, Any]) -> dict[str, str]:
-    """The ways a paste shows the lines."""
-    lines: list[str] = case["lines"]
-    out = {
-        "bare": "\n".join(lines),
-        "prompt": "\n".join([f"user@npu-box:~$ {case['command']}", *lines]),
-        "fenced": "\n".join(["This is what I get on the card:", "```", *lines, "```"]),
-    }
-    if len(lines) == 1:
-        out["sentence"] = f"- **Problem**: after installing the driver the device is unusable: {lines[0]}"
-    if case.get("kernel"):
-        out["dmesg"] = "\n".join(f"[    5.57{i}771] {ln}" for i, ln in enumerate(lines))
-        out["journal"] = "\n".join(f"Mar 02 10:11:1{i} box kernel: {ln}" for i, ln in enumerate(lines))
-        out["dmesg_x"] = "\n".join(f"kern  :err   : 2025-02-10T16:28:06,50271{i}+00:00 {ln}" for i, ln in enumerate(lines))
-    return out
+    """The ways a paste shows the lines: an NPU box's shell, dmesg's boot stamp, the journal, dmesg -x."""
+    return case_framings(case, "user@npu-box:~$ ", "This is what I get on the card:",
+                         "after installing the driver the device is unusable", KERNEL)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
