@@ -9,13 +9,11 @@ clear / refused; the healthy ones clean / false / refused.
 
 from __future__ import annotations
 
-import json
 import sys
-import tempfile
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.support.phrasebook import healthy_placed, healthy_said, placed, print_faults, run, shown
+from benchmarks.support.phrasebook import run_placed
 
 DATA = Path(__file__).parent / "data" / "r12d_phrases.json"
 BUS = "0000:C3:00.0"
@@ -40,28 +38,14 @@ def framings(entry: dict[str, object]) -> list[tuple[str, str, bool]]:
     ]
 
 
+def named(entry: dict[str, object], text: str) -> Callable[[str], bool]:
+    """The subject a fault must be found on: the card's bus id where the entry has one, else any."""
+    bus = bool(entry["bus"]) and "$" not in text
+    return lambda module: module == BUS if bus else True
+
+
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text())
-    faults: dict[str, Counter[str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / "capture.txt"
-        for entry in data["faults"]:
-            for name, text, quoted in framings(entry):
-                code, found = run(text, where)
-                bus = bool(entry["bus"]) and "$" not in text
-
-                def named(module: str, bus: bool = bus) -> bool:
-                    return module == BUS if bus else True
-
-                verdict = placed(str(entry["cause"]), str(entry["severity"]), code, found, quoted, named, "subject")
-                faults.setdefault(str(entry["source"]), Counter())[verdict] += 1
-                if verdict in show:
-                    print(f"{verdict:<9} {name:<16} {text[:100]!r} -> {found}")
-        healthy = healthy_placed(((n, t) for e in data["healthy"] for n, t, _ in framings(e)), where, show, 16)
-    print_faults("source", 18, faults)
-    print(healthy_said(healthy))
-    return 0
+    return run_placed(__doc__, argv, DATA, framings, named, 18)
 
 
 if __name__ == "__main__":
