@@ -12,32 +12,14 @@ with dmesg stamps, /dev/kmsg's record prefix and dmesg -x's level prefix.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from benchmarks.support.phrasebook import run_framed
+from benchmarks.support.phrasebook import node_framings, run_framed
 
 DATA = Path(__file__).parent / "data" / "r12c_phrasebook.json"
 
 
-def framings(case: dict[str, Any]) -> dict[str, str]:
-    """The ways a paste shows the lines."""
-    lines: list[str] = case["lines"]
-    out = {
-        "bare": "\n".join(lines),
-        "prompt": "\n".join([f"root@node01:~# {case['command']}", *lines]),
-        "fenced": "\n".join(["After the reboot it prints this:", "```", *lines, "```"]),
-    }
-    if len(lines) == 1:
-        out["sentence"] = f"- **Problem**: after a reboot of the CentOS server the driver is unusable: {lines[0]}"
-    if case.get("kernel"):
-        out["dmesg"] = "\n".join(f"[Thu Sep 19 02:29:4{i} 2024] {ln}" for i, ln in enumerate(lines))
-        out["kmsg"] = "\n".join(f"6,3973,22799663{i},-;{ln}" for i, ln in enumerate(lines))
-        out["dmesg_x"] = "\n".join(f"kern  :err   : 2025-02-10T16:28:06,50271{i}+00:00 {ln}" for i, ln in enumerate(lines))
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
-    return run_framed(__doc__, argv, DATA, framings, ("faults", "healthy"))
+    return run_framed(__doc__, argv, DATA, node_framings, ("faults", "healthy"))
 
 
 if __name__ == "__main__":
