@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchmarks.support.phrasebook import run_framed
+from benchmarks.support.phrasebook import lines_framings, run_framed
 
 DATA = Path(__file__).parent / "data" / "r12a_phrasebook.json"
 PROMPT = {
@@ -28,14 +28,9 @@ PROMPT = {
 
 
 def framings(case: dict[str, Any]) -> dict[str, str]:
-    """The ways a paste shows the lines."""
-    lines: list[str] = case["lines"]
-    return {
-        "bare": "\n".join(lines),
-        "pdsh": "\n".join(f"uan01: {ln}" for ln in lines),
-        "prompt": "\n".join([PROMPT[case["source"]], *lines]),
-        "fenced": "\n".join(["It prints this:", "```", *lines, "```"]),
-    }
+    """The ways a paste shows the lines, pdsh's host prefix second."""
+    out = lines_framings(case["lines"], PROMPT[case["source"]], "It prints this:")
+    return {"bare": out["bare"], "pdsh": "\n".join(f"uan01: {ln}" for ln in case["lines"]), **out}
 
 
 def main(argv: list[str] | None = None) -> int:
