@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchmarks.support.phrasebook import run_framed
+from benchmarks.support.phrasebook import lines_framings, run_framed
 
 DATA = Path(__file__).parent / "data" / "pcie_bench_phrasebook.json"
 PROMPT = {
@@ -27,12 +27,7 @@ PROMPT = {
 
 def framings(case: dict[str, Any]) -> dict[str, str]:
     """The ways a paste shows the lines."""
-    lines: list[str] = case["lines"]
-    return {
-        "bare": "\n".join(lines),
-        "prompt": "\n".join([PROMPT[case["tool"]], *lines]),
-        "fenced": "\n".join(["On our node it prints this:", "```", *lines, "```"]),
-    }
+    return lines_framings(case["lines"], PROMPT[case["tool"]], "On our node it prints this:")
 
 
 def main(argv: list[str] | None = None) -> int:
