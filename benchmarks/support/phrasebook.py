@@ -362,3 +362,31 @@ def run_placed(
     print_faults("source", source_width, faults)
     print(healthy_said(healthy))
     return 0
+
+
+def amdgpu_framings(entry: dict[str, object], bus: str, own: tuple[str, ...]) -> list[tuple[str, str, bool]]:
+    """(framing, text, quoted) of an amdgpu phrasebook's entry: a tool's text as printed and after a sentence; a
+    driver line (under amdgpu's ``bus`` prefix unless it starts with one of ``own``) bare, dmesg-stamped, in the
+    journal and quoted by a poster (R4A, R12D)."""
+    if "text" in entry:
+        text = str(entry["text"])
+        return [("as printed", text, False), ("after a sentence", "Here is the output:\n" + text, False)]
+    line = str(entry["line"])
+    prefixed = line if line.startswith(own) else f"amdgpu {bus.lower()}: amdgpu: {line}"
+    return [
+        ("bare", prefixed, False),
+        ("dmesg", f"[  123.456789] {prefixed}", False),
+        ("journal", f"Dec 07 12:00:00 node1 kernel: {prefixed}", False),
+        ("quoted", f'After the update dmesg says "{prefixed}" and nothing works.', True),
+    ]
+
+
+def bus_named(bus: str) -> Callable[[dict[str, object], str], Callable[[str], bool]]:
+    """``run_placed``'s subject for an amdgpu phrasebook: the card's ``bus`` where the entry has one and the text is
+    no shell line ('$'), else any."""
+
+    def named(entry: dict[str, object], text: str) -> Callable[[str], bool]:
+        on_bus = bool(entry["bus"]) and "$" not in text
+        return lambda module: module == bus if on_bus else True
+
+    return named
