@@ -10,46 +10,36 @@ false / refused.
 
 from __future__ import annotations
 
-import json
 import sys
-import tempfile
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.support.phrasebook import healthy_placed, healthy_said, placed, print_faults, run, shown
+from benchmarks.support.phrasebook import run_placed
 
 DATA = Path(__file__).parent / "data" / "r9d_phrases.json"
 
 
-def framings(entry: dict[str, object]) -> list[tuple[str, str]]:
-    """(framing, text) of one entry: its line said ``times`` times, stamped as dmesg, the journal, a fenced paste."""
+def framings(entry: dict[str, object]) -> list[tuple[str, str, bool]]:
+    """(framing, text, quoted) of one entry: its line said ``times`` times, stamped as dmesg, the journal, a fenced
+    paste."""
     line, times = str(entry["line"]), int(str(entry["times"]))
     dmesg = "".join(f"[  {100 + 5 * i}.123456] {line}\n" for i in range(times))
     journal = "".join(f"Dec 21 13:44:{i:02d} node1 kernel: {line}\n" for i in range(times))
-    return [("dmesg", dmesg), ("journal", journal), ("fenced", "After boot I get:\n```\n" + dmesg + "```\n")]
+    return [
+        ("dmesg", dmesg, False),
+        ("journal", journal, False),
+        ("fenced", "After boot I get:\n```\n" + dmesg + "```\n", False),
+    ]
+
+
+def named(entry: dict[str, object], _text: str) -> Callable[[str], bool]:
+    """The entry's module, or where it names none the log's unnamed subject."""
+    want = str(entry["module"])
+    return lambda module: module == want if want else "not in the log" in module
 
 
 def main(argv: list[str] | None = None) -> int:
-    show = shown(__doc__, argv)
-    data = json.loads(DATA.read_text())
-    faults: dict[str, Counter[str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp) / "capture.txt"
-        for entry in data["faults"]:
-            for name, text in framings(entry):
-                code, found = run(text, where)
-
-                def named(module: str, want: str = str(entry["module"])) -> bool:
-                    return module == want if want else "not in the log" in module
-
-                verdict = placed(str(entry["cause"]), str(entry["severity"]), code, found, False, named, "subject")
-                faults.setdefault(str(entry["source"]), Counter())[verdict] += 1
-                if verdict in show:
-                    print(f"{verdict:<9} {name:<8} {text[:100]!r} -> {found}")
-        healthy = healthy_placed(((n, t) for e in data["healthy"] for n, t in framings(e)), where, show, 8)
-    print_faults("source", 12, faults)
-    print(healthy_said(healthy))
-    return 0
+    return run_placed(__doc__, argv, DATA, framings, named, 12, 8)
 
 
 if __name__ == "__main__":

@@ -341,10 +341,12 @@ def run_placed(
     framings: Framed,
     named: Callable[[dict[str, object], str], Callable[[str], bool]],
     source_width: int,
+    width: int = 16,
 ) -> int:
     """A phrasebook whose JSON holds ``faults`` (source, cause, severity, …) and ``healthy`` entries, each in the
     (framing, text, quoted) ways ``framings`` gives: a fault judged by ``placed`` on the subject ``named(entry,
-    text)`` accepts, tallied per source; the healthy ones by ``healthy_placed``; ``--show``'s verdicts printed."""
+    text)`` accepts, tallied per source; the healthy ones by ``healthy_placed``; ``--show``'s verdicts printed
+    (``width``: the framing's column)."""
     show = shown(doc, argv)
     book = json.loads(data.read_text())
     faults: dict[str, Counter[str]] = {}
@@ -357,8 +359,8 @@ def run_placed(
                 verdict = placed(str(entry["cause"]), str(entry["severity"]), code, found, quoted, on, "subject")
                 faults.setdefault(str(entry["source"]), Counter())[verdict] += 1
                 if verdict in show:
-                    print(f"{verdict:<9} {name:<16} {text[:100]!r} -> {found}")
-        healthy = healthy_placed(((n, t) for e in book["healthy"] for n, t, _ in framings(e)), where, show, 16)
+                    print(f"{verdict:<9} {name:<{width}} {text[:100]!r} -> {found}")
+        healthy = healthy_placed(((n, t) for e in book["healthy"] for n, t, _ in framings(e)), where, show, width)
     print_faults("source", source_width, faults)
     print(healthy_said(healthy))
     return 0
