@@ -91,6 +91,10 @@ EVIDENCED_BY["other_processes"] |= {"hl-smi"}
 # session 66 (batch AY): lspci -vvv gives a NIC's LnkCap and LnkSta; nic_ports judges a NIC link trained below its
 # capability from them (checks/nics.pcie: info where no port rate was read)
 EVIDENCED_BY["nic_ports"] |= {"lspci -vvv"}
+# session 66 (batch AZ, R13C): the AMD NPU driver's lines (firmware not alive), XRT's examine/validate verdicts
+# and the Neuron runtime's NRT statuses are the module's state as habanalabs' are (captures/xrt_tools.py,
+# neuron_status.py): tool_verdicts judges them
+EVIDENCED_BY["tool_verdicts"] |= {"amdxdna", "xbutil examine", "xbutil validate", "Neuron runtime"}
 EVIDENCED_BY["tool_verdicts"] |= {"tt-smi -s", "tt-umd", "tt-kmd"}  # R8A: Tenstorrent's other faults (captures/tt_faults.py)
 EVIDENCED_BY["tool_verdicts"] |= {"tt-smi reset script"}  # R10A: its "Unsuccessful board reset" (captures/tt_resets.py)
 # session 65 (batch AW): deviceQuery prints each module's ECC mode ('ECC Enabled: Yes'): ecc_health judges the mode

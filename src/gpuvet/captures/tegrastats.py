@@ -34,9 +34,11 @@ def parse(lines: list[Line]) -> SmiText:
     """The Jetson GPU of tegrastats' samples: one module, its last sample's load, clock and temperature."""
     out = SmiText()
     samples: list[tuple[int, str | None, float | None, float | None]] = []
+    ram: re.Match[str] | None = None  # the last sample's RAM figure
     for ln in (lines[i] for i in holding(lines, (MARKER,))):  # the sample lines alone (issue 43: no walk)
         if (load := _LOAD.search(ln.text)) is None:
             continue
+        ram = _RAM.search(ln.text) or ram
         samples.append((int(load.group(1)), load.group(2), _reading(_TEMP.search(ln.text)),
                         _reading(_JUNCTION.search(ln.text))))
         out.claimed.add(ln.no)
@@ -52,7 +54,7 @@ def parse(lines: list[Line]) -> SmiText:
     tj = f", junction (tj) {junction:.1f} C" if junction is not None else ""
     out.notes.append(f"{KIND}: {len(samples)} sample(s) of the Jetson GPU; last load {load_pct} %{peak}{tj}; "
                      "tegrastats prints no verdict: its figures are read, not judged against a limit it does not print")
-    out.notes += _ram(lines, out.claimed)
+    out.notes += _ram(ram)
     return out
 
 
@@ -60,10 +62,9 @@ _RAM = re.compile(r"\bRAM (\d{1,7})/(\d{1,7})MB\b")
 RAM_HIGH = 0.9  # R13D: shared memory (the GPU's too) this full leaves the next allocation little room
 
 
-def _ram(lines: list[Line], sampled: set[int]) -> list[str]:
-    """The last sample's RAM in use, said where it is RAM_HIGH of the total or more (the Jetson's CPU and GPU share
-    it): an info, never a finding."""
-    last = next((m for ln in reversed(lines) if ln.no in sampled and (m := _RAM.search(ln.text))), None)
+def _ram(last: re.Match[str] | None) -> list[str]:
+    """The last sample's RAM in use (its match, read on the sample lines alone), said where it is RAM_HIGH of the
+    total or more (the Jetson's CPU and GPU share it): an info, never a finding."""
     if last is None or int(last.group(2)) == 0 or int(last.group(1)) / int(last.group(2)) < RAM_HIGH:
         return []
     used, total = int(last.group(1)), int(last.group(2))

@@ -187,7 +187,8 @@ CAPTURED = {"nvlink_state": "nvidia-smi nvlink", "nvlink_errors": "nvidia-smi nv
 
 # A vendor tool's own verdict on its module (npu-smi's Health, amd-smi's RAS): the capture kinds
 # it comes as, and what to read and do next (the cause's own fix is vendor-neutral).
-TOOL_VERDICT_KINDS = {"npu-smi info": ("npu-smi info",), "amd-smi": ("amd-smi (static/metric/list)", "amd-smi --json")}
+TOOL_VERDICT_KINDS = {"npu-smi info": ("npu-smi info",), "amd-smi": ("amd-smi (static/metric/list)", "amd-smi --json"),
+                      "xbutil": ("xbutil validate", "xbutil examine")}  # XRT's verdicts (captures/xrt_tools.py)
 TOOL_VERDICT_FIX = {
     "npu-smi info": "read the NPU's alarm codes with `npu-smi info -t health -i <npu> -c <chip>` and look them up in "
                     "Huawei's health-code list; drain the NPU, reset it (`npu-smi set -t reset -i <npu> -c <chip>`) "
