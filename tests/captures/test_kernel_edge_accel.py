@@ -122,9 +122,29 @@ May 13 04:23:44 pve kernel: vfio-pci 0000:76:00.0: AMD_VEGA20: psp mode1 reset s
 """
 
 
-def test_a_vendor_reset_method_that_failed_where_another_reset_the_module_is_a_warn(tmp_path: Path) -> None:
-    assert _severe(tmp_path, VENDOR_RESET_TWO_METHODS) == {("driver_error_unnamed", "0000:75:00.0"): "warn"}
-    assert _severe(tmp_path, VENDOR_RESET_FAILED)[("module_needs_reset", "0000:75:00.0")] == "critical"
+VENDOR_RESET_SAME_METHOD_TWICE = """\
+May 13 04:20:00 pve kernel: vfio-pci 0000:75:00.0: AMD_VEGA10: performing reset
+May 13 04:20:01 pve kernel: vfio-pci 0000:75:00.0: AMD_VEGA10: psp mode1 reset succeeded
+May 13 04:23:43 pve kernel: vfio-pci 0000:75:00.0: AMD_VEGA10: performing reset
+May 13 04:23:43 pve kernel: vfio-pci 0000:75:00.0: AMD_VEGA10: failed to reset device
+"""
+VENDOR_RESET_RETRY_WORKED = """\
+May 13 04:23:43 pve kernel: vfio-pci 0000:75:00.0: AMD_VEGA10: performing reset
+May 13 04:23:43 pve kernel: vfio-pci 0000:75:00.0: AMD_VEGA10: failed to reset device
+May 13 04:24:10 pve kernel: vfio-pci 0000:75:00.0: AMD_VEGA20: performing reset
+May 13 04:24:10 pve kernel: vfio-pci 0000:75:00.0: AMD_VEGA20: psp mode1 reset succeeded
+"""
+
+
+@pytest.mark.parametrize("text", [VENDOR_RESET_TWO_METHODS, VENDOR_RESET_SAME_METHOD_TWICE, VENDOR_RESET_FAILED])
+def test_a_vendor_reset_failure_after_a_success_leaves_the_module_unreset(tmp_path: Path, text: str) -> None:
+    """REV66b: only a success AFTER the failure brings the module back (amd_asic_reset's rule); an earlier one,
+    of the same method or another, says nothing of the state the failed reset left."""
+    assert _severe(tmp_path, text)[("module_needs_reset", "0000:75:00.0")] == "critical"
+
+
+def test_a_vendor_reset_failure_a_later_method_recovered_is_a_warn(tmp_path: Path) -> None:
+    assert _severe(tmp_path, VENDOR_RESET_RETRY_WORKED) == {("driver_error_unnamed", "0000:75:00.0"): "warn"}
 
 
 SOCTHERM_DMESG = """\

@@ -178,13 +178,11 @@ def _reset(text: str, _driver: str) -> bool:
 def _recovered(lines: list[Line], i: int, driver: str) -> bool:
     """Whether a line after a failed reset, within RECOVERY_SPAN, says the same module's reset succeeded (a retry
     that worked): not negated, and naming the failed line's bus id (or, where that line names none, the driver and
-    no other module). Another module's recovery does not bring this one back; vendor-reset's earlier success on
-    the same module counts too (another of its methods worked)."""
+    no other module). Another module's recovery does not bring this one back, nor does a success BEFORE the
+    failure (REV66b: vendor-reset's 'reset succeeded' then 'failed to reset device' leaves the module unreset, as
+    amd_asic_reset's rule reads only the success after)."""
     ids = _ids(lines[i].text)
-    # R13D: vendor-reset's methods are tried one after another on a passed-through module (a poster forcing
-    # another ASIC's method): a method that reset the same module in the same log says it can be reset
-    before = lines[max(0, i - RECOVERY_SPAN) : i] if driver == "vendor-reset" and ids else []
-    for ln in [*lines[i + 1 : i + 1 + RECOVERY_SPAN], *before]:
+    for ln in lines[i + 1 : i + 1 + RECOVERY_SPAN]:
         text = ln.text[:_HEAD]
         if _RECOVERED.search(text) is None or _NEGATED.search(text) is not None:
             continue
