@@ -40,7 +40,8 @@ MARKS = (
 WORDS = (*MARKS, "Port=", "_counter", "_errors", "_cntr", "C_EE_ERR_INFO", "---")
 # ibdiagnet2.pm's port header and its counters (decimal or 0x hex); the counters whose non-zero value is a link fault
 _PM_HEAD = re.compile(r"^\s*Port=(?P<port>\d+)\s+Lid=(?P<lid>0x[0-9a-fA-F]+)\s+GUID=(?P<guid>0x[0-9a-fA-F]+)\b")
-_PM_ROW = re.compile(r"^\s*(?P<name>[a-z][a-z0-9_]*?)(?:_extended)?=(?P<v>0x[0-9a-fA-F]+|\d+)\s*$")
+# a value of at most 40 characters (docs/limits.md, a number): decimal (leading zeros are decimal) or 0x hex
+_PM_ROW = re.compile(r"^\s*(?P<name>[a-z][a-z0-9_]*?)(?:_extended)?=(?P<v>0x[0-9a-fA-F]{1,38}|\d{1,40})\s*$")
 LINK_COUNTERS = (
     "symbol_error_counter",
     "link_error_recovery_counter",
@@ -70,9 +71,12 @@ _QUOTED_IB = re.compile(
     r"['\"`(]\s*[^'\"`]{0,80}?NET/IB\w{0,8}\s*:\s*Got completion with error (?P<st>\d{1,2}),"
     r"\s*opcode (?P<op>\d+),\s*len\s*(?P<len>\d+),\s*vendor err (?P<v>\d+)"
 )
-# a program's segfault inside NCCL's or RCCL's library (the kernel's 'segfault at … in libnccl.so.2[…]')
+# a program's segfault inside NCCL's or RCCL's library (the kernel's 'segfault at … in libnccl.so.2[…]'), searched
+# in a line's first 4,096 characters (docs/limits.md, captures; the kernel prints it in under 200) from a program name
+# that starts after a character not of a name (a lookbehind, not \b: each name is tried once, not from each of its dots)
+_LINE_BOUND = 4096
 _LIB_SEGV = re.compile(
-    r"\b(?P<who>[\w.-]+)\[(?P<pid>\d+)\]:\s+segfault at \w+ ip \w+ sp \w+ error \d+ in "
+    r"(?<![\w.-])(?P<who>[\w.-]{1,64})\[(?P<pid>\d+)\]:\s+segfault at \w+ ip \w+ sp \w+ error \d+ in "
     r"(?P<lib>lib[rn]ccl[\w.]*)\["
 )
 _JOURNAL_HEAD = re.compile(r"^\s*-- (?:Logs begin at .+|Journal begins at .+|No entries) --\s*$")
@@ -90,7 +94,7 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
         ln = lines[i]
         if "Got completion" in ln.text and (q := _QUOTED_IB.search(ln.text)) is not None:
             _quoted_completion(ln, q, out)
-        elif "segfault at" in ln.text and (s := _LIB_SEGV.search(ln.text)) is not None:
+        elif "segfault at" in ln.text and (s := _LIB_SEGV.search(ln.text[:_LINE_BOUND])) is not None:
             out.claimed.add(ln.no)
             _note(
                 out,
@@ -100,6 +104,11 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
         elif "-- " in ln.text and _JOURNAL_HEAD.match(ln.text):
             out.claimed.add(ln.no)
             _note(out, f"journal: {ln.text.strip()[:120]} (read; no GPU or driver line judged here)")
+
+
+def _value(v: str) -> int:
+    """A counter's value as printed: 0x hex, else decimal (leading zeros kept decimal: '007' is 7)."""
+    return int(v[2:], 16) if v[:2] in ("0x", "0X") else int(v, 10)
 
 
 def _note(out: AppErrorsParse, note: str) -> None:
@@ -121,7 +130,7 @@ def _pm_counters(lines: list[Line], held: list[int], out: AppErrorsParse) -> Non
             out.claimed.add(ln.no)
         elif port is not None and (r := _PM_ROW.match(ln.text)) is not None:
             out.claimed.add(ln.no)
-            if r.group("name") in LINK_COUNTERS and (value := int(r.group("v"), 0)):
+            if r.group("name") in LINK_COUNTERS and (value := _value(r.group("v"))):
                 bad.setdefault(port, (ln, []))[1].append(f"{r.group('name')} {value}")
         elif set(ln.text.strip()) == {"-"}:
             out.claimed.add(ln.no)
