@@ -150,3 +150,38 @@ def test_a_peer_of_the_same_model_trained_wider_keeps_the_warn(capsys: pytest.Ca
     text += two.replace("3B:00.0", "5E:00.0")
     code, data = doctor_capture(capsys, tmp_path, text)
     assert code == 1 and found_causes(data) == {("pcie_link_downgraded", "0000:3B:00.0")}, found_causes(data)
+
+
+def _lspci_head(head: str, width: str, bus: str = "3b:00.0") -> str:
+    return (f"{bus} {head} (rev a1)\n\tCapabilities: [68] Express (v2) Endpoint, MSI 00\n"
+            "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM L0s L1, Exit Latency L0s <1us, L1 <4us\n"
+            f"\t\tLnkSta:\tSpeed 32GT/s, Width {width} (downgraded)\n")
+
+
+@pytest.mark.parametrize("head", ["3D controller [0302]: NVIDIA Corporation Device 2330",
+                                  "3D controller [0302]: NVIDIA Corporation Device [10de:2330]",
+                                  "3D controller: NVIDIA Corporation Device 2330",
+                                  "3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330]",
+                                  "3D controller [0302]: Advanced Micro Devices, Inc. [AMD/ATI] Device 74a1"])
+def test_lspci_nn_brackets_are_no_product_name(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                               head: str) -> None:
+    """REV66b: lspci -nn's class and ids ('[0302]', '[10de:2330]') and the vendor's '[AMD/ATI]' name no product; an
+    unnamed or baseboard module at x8 of x16 is never excused as the slot's wiring."""
+    code, data = doctor_capture(capsys, tmp_path, _lspci_head(head, "x8"), name="lspci.txt")
+    assert ("pcie_link_downgraded", "3b:00.0") in {(c, m.lower()) for c, m in found_causes(data)}, found_causes(data)
+
+
+def test_lspci_nn_names_an_add_in_card_by_its_product(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    head = "VGA compatible controller [0300]: NVIDIA Corporation GA102 [GeForce RTX 3090] [10de:2204]"
+    code, data = doctor_capture(capsys, tmp_path, _lspci_head(head, "x8"), name="lspci.txt")
+    assert ("pcie_link_downgraded", "3b:00.0") not in {(c, m.lower()) for c, m in found_causes(data)}
+
+
+def test_lspci_peer_of_the_same_model_trained_wider_keeps_the_warn(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    """REV66b: one fact, one verdict: two RTX 3090s lspci shows at x8 and x16 give the x8 one the warn -q gives."""
+    text = _lspci("GA102 [GeForce RTX 3090]", "x8") + "\n" + _lspci("GA102 [GeForce RTX 3090]", "x16").replace(
+        "3b:00.0", "5e:00.0").replace("Width x16 (downgraded)", "Width x16")
+    code, data = doctor_capture(capsys, tmp_path, text, name="lspci.txt")
+    got = {(c, m.lower()) for c, m in found_causes(data)}
+    assert ("pcie_link_downgraded", "3b:00.0") in got and ("pcie_link_downgraded", "5e:00.0") not in got, got

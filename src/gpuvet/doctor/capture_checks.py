@@ -32,7 +32,7 @@ from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.nccl_steps import nccl_log, nccl_log_init
 from gpuvet.doctor.nic_steps import nic_ports, rdma_bandwidth
 from gpuvet.doctor.outcome import HIGH, LOW, MEDIUM, Outcome, clear, confirmed, unknown
-from gpuvet.doctor.shipped_settings import narrow_by_design
+from gpuvet.doctor.shipped_settings import lspci_product, narrow_by_design
 from gpuvet.doctor.smi_lone_err import lone_sensor_errors
 from gpuvet.doctor.state_judgment import state_findings
 from gpuvet.knowledge import threshold
@@ -226,10 +226,22 @@ def _captured_fabric_down(ev: Evidence) -> list[Finding]:
             for ln in ev.node.links if ln.kind.is_fabric and not ln.up]
 
 
-def _slot_width(p: PcieLink) -> bool:
-    """A GPU lspci names ('[GeForce RTX 5090]') at a width its design explains (shipped_settings.narrow_by_design)."""
-    return (p.name is not None and "[" in p.name and p.width is not None and p.cap_width is not None
-            and narrow_by_design(p.name, p.width, p.cap_width))
+def _slot_width(p: PcieLink, widest: dict[str, int]) -> bool:
+    """A GPU lspci names ('[GeForce RTX 5090]', not -nn's '[10de:2330]') at a width its design explains
+    (shipped_settings.narrow_by_design), unless a peer of its product trained wider (as -q's rule)."""
+    product = lspci_product(p.name)
+    return (product is not None and p.width is not None and p.cap_width is not None
+            and narrow_by_design(product, p.width, p.cap_width, peer_width=widest.get(product)))
+
+
+def _widest(links: list[PcieLink]) -> dict[str, int]:
+    """Per product lspci names: the widest link one of its modules trained in this capture."""
+    out: dict[str, int] = {}
+    for p in links:
+        product = lspci_product(p.name)
+        if product is not None and p.width is not None:
+            out[product] = max(out.get(product, 0), p.width)
+    return out
 
 
 # PCIe's Data Link Layer Link Active bit, where the port reports it (LnkCap's LLActRep+): DLActive- is no link up
@@ -240,9 +252,10 @@ _INACTIVE = ("the port's link is not active (LnkSta DLActive-, the port reports 
 
 def _lspci_findings(ev: Evidence) -> list[Finding]:
     out: list[Finding] = []
+    widest = _widest(ev.captures.pcie_links)
     for p in (*ev.captures.pcie_links, *ev.captures.pcie_others):  # others: narrower endpoints only (links.py)
         narrow = p.width_downgraded or (p.width is not None and p.cap_width is not None and p.width < p.cap_width)
-        if narrow and p in ev.captures.pcie_links and _slot_width(p):  # R13A: a named add-in GPU at its slot's
+        if narrow and p in ev.captures.pcie_links and _slot_width(p, widest):  # R13A: a named add-in GPU at its slot's
             narrow = False  # width (x8 of x16): judged against the design, as -q's width is (shipped_settings)
         slow = p.speed_downgraded or (p.speed_gts is not None and p.cap_speed_gts is not None
                                       and p.speed_gts < p.cap_speed_gts)

@@ -22,6 +22,21 @@ _BASEBOARD = re.compile(
 )
 
 
+# lspci's own brackets, never a product: the class and ids of -nn ('[0302]', '[10de:2330]'), the vendor's short
+# name ('[AMD/ATI]', '[AMD]'), '(rev a1)' and '(prog-if 00 [VGA controller])'
+_LSPCI_NOT_PRODUCT = re.compile(
+    r"\[[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4})?\]|\[AMD(?:/ATI)?\]|\((?:rev \w+|prog-if [^()]*(?:\[[^\]]*\])?)\)"
+)
+_BRACKETED = re.compile(r"\[([^\[\]]*[A-Za-z][^\[\]]*)\]")
+
+
+def lspci_product(name: str | None) -> str | None:
+    """The product pci.ids names in brackets on an lspci line ('GA102 [GeForce RTX 3090]' -> 'GeForce RTX 3090'),
+    None where only lspci's own brackets are there (an id the pci.ids in use does not name: 'Device 2330')."""
+    found = _BRACKETED.findall(_LSPCI_NOT_PRODUCT.sub("", name or ""))
+    return found[-1].strip() if found else None
+
+
 def ecc_off_as_shipped(product: str | None) -> bool:
     """A product that ships with ECC off (or has none to turn on): its 'ECC Mode Disabled' is a setting."""
     return product is not None and _ECC_OFF_AS_SHIPPED.search(product.strip()) is not None
