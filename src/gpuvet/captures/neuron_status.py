@@ -60,12 +60,27 @@ def _code(text: str) -> int:
     return int(number) if number else _BY_NAME.get(m.group(3).upper(), -1)
 
 
+def _device(lines: list[Line]) -> str | None:
+    """The first device index the log names (ndN, 'Neuron Device N'): a NeuronCore (ncN) before it is no device's."""
+    for ln in lines:
+        t = ln.text[:200]
+        if "nd" not in (low := t.lower()) and "device" not in low:
+            continue
+        for m in _NC.finditer(t):
+            if m.group(1) or m.group(2):
+                return m.group(1) or m.group(2)
+    return None
+
+
 def read(lines: list[Line], out: ListedParse) -> None:
     """Each NRT status the runtime logged, by number or NRT_* name, once per code with its meaning; the
     collectives' unsupported topology as the configuration error it is."""
     seen: dict[str, tuple[int, str]] = {}
     for ln in lines:
         t = ln.text[:400]
+        low = t.lower()  # the cheap gate: every line read here names NRT/NMGR, an inference error or a topology
+        if "nrt" not in low and "nmgr" not in low and "inference completed" not in low and "topology" not in low:
+            continue
         if "nrt_init" in t or "EXEC_HW_ERR" in t or "NC_BUSY" in t:  # accel_runtime's (R8B)
             continue
         if (code := _code(t)) in CODES:
@@ -82,11 +97,7 @@ def read(lines: list[Line], out: ListedParse) -> None:
             name, meaning, _ = CODES[int(path.rsplit(" ", 1)[1])]
             said.append((path, f"{name} ({path.rsplit(' ', 1)[1]}): {meaning}; line: {text[:120]}"))
     if said:
-        nc = next((m for ln in lines if (m := _NC.search(ln.text[:200])) is not None), None)
-        label = (
-            f"Neuron device {nc.group(1) or nc.group(2)}"
-            if nc and (nc.group(1) or nc.group(2))
-            else "Neuron device (index not in the log)"
-        )
+        device = _device(lines)
+        label = f"Neuron device {device}" if device is not None else "Neuron device (index not in the log)"
         out.modules.append(ListedModule(label, "AWS Neuron device", tool=NRT, ras=tuple(said[:16])))
         out.kinds.append(NRT)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from gpuvet.captures import accel_marks
+from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
@@ -42,6 +43,12 @@ SEVERITY = {
 MARKERS = accel_marks.XRT  # one list: formats.py routes texts to accel_tools by accel_marks.ACCEL
 _BDF = r"((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 _NO_BUS = "XRT device (bus id not in the log)"
+
+
+def _holding(lines: list[Line], words: tuple[str, ...]) -> list[int]:
+    """marks.holding of the words the text holds at all (each searched once in the text: a log holds few of them)."""
+    text = "\n".join(ln.text for ln in lines)
+    return holding(lines, tuple(w for w in words if w in text))
 
 
 def _bus(raw: str) -> str:
@@ -74,13 +81,15 @@ _ROW = re.compile(r"^\s*\|?\s*\[" + _BDF + r"\]\s*[:|]\s*(\S{1,80})(?:\s.*?)?\s\
 _NPU_ROW = re.compile(r"^\s*\|\s*\[" + _BDF + r"\]\s*\|\s*(\S[^|]{0,60}?)\s*\|")
 _ZERO = re.compile(r"^\s*0 devices found\b")  # under examine's heading or beside XRT's banner only
 _HEADINGS = ("Devices present", "Device(s) Present", "Device list")
+_EXAMINE_WORDS = ("[", "devices found", "Version", "XOCL", "XCLMGMT", "AMDXDNA")
 
 
 def examine(lines: list[Line], out: ListedParse) -> None:
     """The examine report: versions as a note, each listed device (shell as its firmware) and its readiness; a
     report that found no device is one warn on a module whose bus id the log does not give."""
     versions: list[str] = []
-    for ln in lines:
+    for i in _holding(lines, _EXAMINE_WORDS):  # the cheap gate: a row names its bus in brackets, a version its word
+        ln = lines[i]
         t = ln.text[:300]
         if (v := _VERSION.match(t)) and v.group(2).lower() != "unknown":
             versions.append(f"{'XRT' if v.group(1) == 'Version' else v.group(1)} {v.group(2)}")
@@ -131,30 +140,41 @@ _NEW_TEST = re.compile(r"Test\s*#?\s*\d{1,3}\s*\[" + _BDF + r"\]\s*:\s*(\S.{0,60
 _NEW_ROW = re.compile(r"^\s*(Platform|SC Version|Warning|Error|Details|Test Status)\s*:\s*(\S.{0,200}?)\s*$")
 
 
+# the words every line validate reads holds one of (a cheap gate before its patterns)
+_VALIDATE_WORDS = (
+    *("alidat", "==", "Test", "Platform", "SC Version", "Warning", "Error", "Details", "xilinx_", "card(s)"),
+    *("is not ready", "Ensure Card", "Lower performance", "LINK ACTIVE", "Aux power"),
+)
+
+
 def validate(lines: list[Line], out: ListedParse) -> None:
     """Each validate test's own status on its card: FAILED and PASSED WITH WARNINGS are warns quoting the tool's
     reason (a failed check to rerun and read, not a verdict on the hardware), PASSED cited as ok."""
-    flash = next((_bus(m.group(1)) for ln in lines if (m := _FLASH.match(ln.text[:80]))), None)
-    bus, test, shell = flash, "", None
+    # the flash scan's cards in its order (xbutil 1 numbers card[N] in the same order): card[N] is the Nth's bus,
+    # or 'card N' where the scan lists fewer; never another card's bus
+    scan = [_bus(m.group(1)) for ln in lines if "Card [" in ln.text and (m := _FLASH.match(ln.text[:80]))]
+    flash = scan[0] if scan else None
+    bus, label, test, shell = flash, _NO_BUS, "", None
     said: list[str] = []
     read = False
-    for ln in lines:
+    for i in _holding(lines, _VALIDATE_WORDS):  # the cheap gate: a line without one of these is none of validate's
+        ln = lines[i]
         t = ln.text[:300].rstrip()
         if (c := _CARD.search(t)) or (n := _NEW_DEV.search(t)):
-            bus = flash if c else _bus(n.group(1)) if n else bus
+            bus, label = _card_bus(scan, int(c.group(1))) if c else (_bus(n.group(1)), _NO_BUS) if n else (bus, label)
             shell = c.group(2) if c else shell
-            _module(out, bus, _NO_BUS, name=_card(shell or ""), vbios=shell)
+            _module(out, bus, label, name=_card(shell or ""), vbios=shell)
         elif (s := _OLD_STEP.match(t.strip())) or (s := _NEW_TEST.search(t)):
             if s.re is _NEW_TEST:
                 bus, test, said = _bus(s.group(1)), s.group(2), []
             else:
-                _judge(out, bus, s.group(1), s.group(2), said)
+                _judge(out, bus, s.group(1), s.group(2), said, label)
                 said = []
         elif (r := _NEW_ROW.match(t)) is None:
             said += [t.strip()] if _OLD_SAID.search(t) else []
             if u := _USABLE.search(t):
                 if u.group(3) is not None or u.group(2) == "0":
-                    _module(out, bus, _NO_BUS, ras=((NOT_READY, t.strip()[:120]),))
+                    _module(out, bus, label, ras=((NOT_READY, t.strip()[:120]),))
             elif (f := _SHELL.match(t)) and flash:
                 _module(
                     out, flash, "", name=_card(f.group(1)), vbios=f.group(1) + (f" SC {f.group(2)}" if f.group(2) else "")
@@ -164,22 +184,27 @@ def validate(lines: list[Line], out: ListedParse) -> None:
         elif r.group(1) in ("Warning", "Error"):
             said.append(r.group(2))
         elif r.group(1) == "Test Status" and test:
-            _judge(out, bus, test, r.group(2).strip("[] "), said)
+            _judge(out, bus, test, r.group(2).strip("[] "), said, label)
             test, said = "", []
         elif r.group(1) in ("Platform", "SC Version"):
-            _module(out, bus, _NO_BUS, name=_card(r.group(2)) if r.group(1) == "Platform" else None)
+            _module(out, bus, label, name=_card(r.group(2)) if r.group(1) == "Platform" else None)
         out.claimed.add(ln.no)
         read = True
     if read:
         out.kinds.append("xbutil validate")
 
 
-def _judge(out: ListedParse, bus: str | None, test: str, status: str, said: list[str]) -> None:
+def _card_bus(scan: list[str], k: int) -> tuple[str | None, str]:
+    """Old validate's card[k]: the flash scan's kth bus, else 'XRT card k' (never another card's bus)."""
+    return (scan[k], _NO_BUS) if k < len(scan) else (None, f"XRT card {k} (bus id not in the log)")
+
+
+def _judge(out: ListedParse, bus: str | None, test: str, status: str, said: list[str], label: str = _NO_BUS) -> None:
     word = status.upper()
     path = TEST_FAILED if "FAIL" in word else TEST_WARNED if "WARN" in word else TEST_PASSED if "PASS" in word else ""
     if path:
         value = f"{test.strip()}: {status}" + (f" ({'; '.join(said[:3])})" if said else "")
-        _module(out, bus, _NO_BUS, ras=((path, value[:240]),))
+        _module(out, bus, label, ras=((path, value[:240]),))
 
 
 # --- amdxdna's kernel lines and FastFlowLM's firmware check ---------------------------------------------------
@@ -207,8 +232,12 @@ def amdxdna(lines: list[Line], out: ListedParse) -> None:
     fw: dict[str, list[str]] = {}
     benign = False
     slow: dict[str, list[str]] = {}
-    accel = next((m.group(1) for ln in lines if (m := _FLM.search(ln.text[:300])) and m.group(1)), None)
-    for ln in lines:
+    accel = next(
+        (m.group(1) for ln in lines if "ncompatible" in ln.text and (m := _FLM.search(ln.text[:300])) and m.group(1)),
+        None,
+    )
+    for i in holding(lines, ("amdxdna", "*ERROR*", "ncompatible")):  # the cheap gate: each pattern holds one
+        ln = lines[i]
         t = ln.text[:400]
         if _BOOT.search(t):  # the driver's healthy probe lines: read, nothing judged
             benign = True

@@ -1,0 +1,59 @@
+"""Issue 46 (REVFIX66b-A, review findings 6, 7 and 8 on xrt_tools and neuron_status), on lines in the tools' own
+words: old-form xbutil validate's 'Validating card[N]' is card N's (its bus from the flash scan's order, never another
+card's); the Neuron device is the log's ndN even after a NeuronCore (ncN) is named; every line is gated by a cheap
+substring before the patterns (200,000 ordinary lines under a whole-text marker read in a fraction of a second)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from gpuvet.captures import neuron_status, xrt_tools
+from gpuvet.captures.records import ListedParse
+from gpuvet.captures.text import Line
+from tests.support.helpers import capture_findings
+
+WARN = "module_reported_warning"
+
+
+def test_the_neuron_device_is_the_nd_index_even_after_a_neuroncore() -> None:
+    text = (
+        "2024-Jun-01 13:16:27.706192 273:485 INFO NRT:nrt_init  loading model on nc3\n"
+        "2024-Jun-01 13:16:28.000001 273:485 ERROR NRT:nrt_execute  nrt_execute status=5 on nd1\n"
+    )
+    out = ListedParse()
+    neuron_status.read([Line(i + 1, t) for i, t in enumerate(text.splitlines())], out)
+    assert [m.label for m in out.modules] == ["Neuron device 1"]
+
+
+def test_old_validate_second_card_is_its_own_bus(tmp_path: Path) -> None:
+    text = (
+        "INFO: Found 2 cards\nINFO: Validating card[0]: xilinx_u280_xdma_201910_1\n"
+        "INFO: == verify kernel test PASSED\nINFO: Validating card[1]: xilinx_u280_xdma_201910_1\n"
+        "ERROR: == verify kernel test FAILED\n"
+        "Card [0000:1a:00.0]\n\tShell running on FPGA:\n\t\txilinx_u280_xdma_201910_1,[ID=0x5d1b9328],[SC=4.2.0]\n"
+        "Card [0000:3b:00.0]\n\tShell running on FPGA:\n\t\txilinx_u280_xdma_201910_1,[ID=0x5d1b9328],[SC=4.2.0]\n"
+    )
+    assert capture_findings(tmp_path, text) == {(WARN, "XRT 0000:3B:00.0 (0000:3B:00.0)"): "warn"}
+
+
+def test_old_validate_card_past_the_flash_scan_is_card_n_not_the_first_bus(tmp_path: Path) -> None:
+    text = (
+        "INFO: Found 2 cards\nINFO: Validating card[0]: xilinx_u280_xdma_201910_1\n"
+        "INFO: == verify kernel test PASSED\nINFO: Validating card[1]: xilinx_u280_xdma_201910_1\n"
+        "ERROR: == verify kernel test FAILED\n"
+        "Card [0000:1a:00.0]\n\tShell running on FPGA:\n\t\txilinx_u280_xdma_201910_1,[ID=0x5d1b9328],[SC=4.2.0]\n"
+    )
+    found = capture_findings(tmp_path, text)
+    assert len(found) == 1 and "card 1" in next(iter(found))[1] and "1A:00.0" not in next(iter(found))[1]
+
+
+def test_ordinary_lines_under_a_common_marker_are_gated_cheaply() -> None:
+    first = "kubelet I0101 reconcile pod default/web-0 container app is not ready: readiness probe failed"
+    lines = [
+        Line(i + 1, first if i == 0 else f"kubelet I0101 some ordinary line number {i} about mounts") for i in range(200_000)
+    ]
+    for read in (xrt_tools.examine, xrt_tools.validate, xrt_tools.amdxdna, neuron_status.read):
+        t = time.perf_counter()
+        read(lines, ListedParse())
+        assert time.perf_counter() - t < 0.5, read
