@@ -57,3 +57,23 @@ def test_ordinary_lines_under_a_common_marker_are_gated_cheaply() -> None:
         t = time.perf_counter()
         read(lines, ListedParse())
         assert time.perf_counter() - t < 0.5, read
+
+
+def test_xrt_markers_are_words_only_xrt_prints() -> None:
+    from gpuvet.captures import accel_marks
+
+    common = (
+        "kubelet I0101 container app is not ready: readiness probe failed",
+        "INFO: Found total 2 card(s) in the chassis",
+        "crw-rw---- 1 root render 261, 0 Jun  1 /dev/accel/accel0",
+        "Test Status: done",
+    )
+    for line in common:
+        assert not any(w in line for w in accel_marks.XRT), line
+    xrt = (
+        "INFO: Found total 1 card(s), 0 are usable",
+        "ERROR: Card [0] is not ready",
+        "[ERROR] NPU firmware version on /dev/accel/accel0 is incompatible",
+    )
+    for line in xrt:
+        assert any(w in line for w in accel_marks.XRT), line

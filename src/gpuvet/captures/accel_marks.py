@@ -10,16 +10,15 @@ XRT = (
     "Validating card",
     "Validate Device",
     "Validate device",
-    "Test Status",
-    "card(s)",
-    "is not ready",
+    "are usable",  # xbutil 1's 'Found total 1 card(s), 0 are usable' ('card(s)' is any tool's word)
+    "] is not ready",  # its 'Card [0] is not ready' (a bare 'is not ready' is kubelet's, systemd's, …)
     "Shell running",
     "XOCL",
     "AMDXDNA",
     "amdxdna",
     "aie2_",
     "aie4_",
-    "/dev/accel",
+    "firmware version on /dev/accel",  # FastFlowLM's check (a bare '/dev/accel' is any accel driver's node)
 )
 ACCEL = (
     "HL-SMI",
