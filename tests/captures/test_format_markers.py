@@ -5,6 +5,7 @@ whose lines hold none of its format's markers fails here once a capture of that 
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,19 @@ from gpuvet.captures.records import ListedParse
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import Line, clean
 from tests.support.corpus import corpus_files
-from tests.support.sweep import batches, check_each
+from tests.support.sweep import OneBatch, batches, check_each
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "captures"
 # every capture kept, less a blind batch not yet scored
 FILES = corpus_files(CORPUS)
 BATCHES = batches(FILES, CORPUS)  # one test per batch folder, each of its files checked (tests/support/sweep.py)
 MARKED = [f for f in FORMATS if f.markers]
+_CLEANED = OneBatch(lambda text: clean(text).lines)  # a batch's lines, cleaned once for its five sweeps
+
+
+def _lines(batch: str, path: Path) -> list[Line]:
+    """The file's lines as clean makes them (shared by the sweeps of its batch: each cleaned every file)."""
+    return _CLEANED(batch, path, read.read_text(str(path)))
 
 
 def test_the_costly_formats_have_markers() -> None:
@@ -38,34 +45,35 @@ def test_every_format_has_markers_or_says_why_not() -> None:
     assert all(markers for markers, _ in amd_smi.READERS)
 
 
-@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("batch", BATCHES, scope="module")  # a batch's sweeps in a row (_CLEANED)
 def test_a_format_without_its_markers_finds_nothing(batch: str) -> None:
-    check_each(BATCHES[batch], _a_format_without_its_markers_finds_nothing, CORPUS)
+    check_each(BATCHES[batch], partial(_a_format_without_its_markers_finds_nothing, batch), CORPUS)
 
 
-def _a_format_without_its_markers_finds_nothing(path: Path) -> None:
-    lines = clean(read.read_text(str(path))).lines
+def _a_format_without_its_markers_finds_nothing(batch: str, path: Path) -> None:
+    lines = _lines(batch, path)
     present = Marks(lines)
+    present.settle(read._GROUPS)  # as read._walk asks: each answer as ``has`` gives it, the literals at once
     empty = FileCapture(str(path))  # each field's default, read only: one a file, not one a format (~2 s of CPU)
     for fmt in MARKED:
         if present.any(fmt.markers):
             continue
-        got = fmt.run(lines, str(path))
+        got = fmt.run(lines, str(path), present)  # a Gated one's readers ask the marks of these same lines
         assert not got.claimed and not got.found and not got.kinds, (fmt.name, sorted(got.claimed)[:5])
         default = getattr(empty, fmt.field) if fmt.field else None
         assert got.value is None or got.value == default or fmt.field is None, fmt.name
         assert fmt.field or not isinstance(got.value, SmiText) or not got.value.modules, fmt.name
 
 
-@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("batch", BATCHES, scope="module")  # a batch's sweeps in a row (_CLEANED)
 def test_an_amd_reader_without_its_markers_finds_nothing(batch: str) -> None:
     """amd_smi.parse runs each of its ten readers only on a text holding that reader's markers: run
     anyway where they are absent, a reader changes nothing."""
-    check_each(BATCHES[batch], _an_amd_reader_without_its_markers_finds_nothing, CORPUS)
+    check_each(BATCHES[batch], partial(_an_amd_reader_without_its_markers_finds_nothing, batch), CORPUS)
 
 
-def _an_amd_reader_without_its_markers_finds_nothing(path: Path) -> None:
-    lines = clean(read.read_text(str(path))).lines
+def _an_amd_reader_without_its_markers_finds_nothing(batch: str, path: Path) -> None:
+    lines = _lines(batch, path)
     present = Marks(lines)
     for markers, reader in amd_smi.READERS:
         if present.any(markers):
@@ -87,16 +95,17 @@ def test_the_joined_text_is_let_go_once_settled_and_joined_again_if_asked() -> N
     assert all(markers in amd.groups() for markers, _ in amd_smi.READERS)
 
 
-@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("batch", BATCHES, scope="module")  # a batch's sweeps in a row (_CLEANED)
 def test_the_application_error_candidates_are_the_same_with_the_whole_texts_marks(batch: str) -> None:
     """app_errors skips a word no casing of which the whole text holds (Marks.any_case), and searches a key word
     alone where the text may hold only it of its anchor's: never a line any kind reads. The lines it leaves
     (an anchor's, 'Peer access from GPU0 -> GPU1 : Yes' under 'peer access') are lines no kind reads."""
-    check_each(BATCHES[batch], _the_application_error_candidates_are_the_same_with_the_whole_texts_marks, CORPUS)
+    check = _the_application_error_candidates_are_the_same_with_the_whole_texts_marks
+    check_each(BATCHES[batch], partial(check, batch), CORPUS)
 
 
-def _the_application_error_candidates_are_the_same_with_the_whole_texts_marks(path: Path) -> None:
-    lines = clean(read.read_text(str(path))).lines
+def _the_application_error_candidates_are_the_same_with_the_whole_texts_marks(batch: str, path: Path) -> None:
+    lines = _lines(batch, path)
     marked, every = app_errors._candidates(lines, Marks(lines)), app_errors._candidates(lines)
     assert set(marked) <= set(every)
     left = [i for i in set(every) - set(marked) if app_errors._kind(lines[i].text) is not None
@@ -122,15 +131,15 @@ def test_no_casing_of_a_word_is_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
 NEEDING = [m for fmt in FORMATS for group in fmt.groups() for m in group if isinstance(m, marks.Needing)]
 
 
-@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("batch", BATCHES, scope="module")  # a batch's sweeps in a row (_CLEANED)
 def test_a_pattern_needing_words_is_found_where_it_matches(batch: str) -> None:
     """A Needing marker is searched only where one of its words may be (issue 43): found wherever its
     pattern matches the text."""
-    check_each(BATCHES[batch], _a_pattern_needing_words_is_found_where_it_matches, CORPUS)
+    check_each(BATCHES[batch], partial(_a_pattern_needing_words_is_found_where_it_matches, batch), CORPUS)
 
 
-def _a_pattern_needing_words_is_found_where_it_matches(path: Path) -> None:
-    lines = clean(read.read_text(str(path))).lines
+def _a_pattern_needing_words_is_found_where_it_matches(batch: str, path: Path) -> None:
+    lines = _lines(batch, path)
     text = "\n" + "\n".join(ln.text for ln in lines)
     present = Marks(lines)
     for marker in NEEDING:
@@ -199,15 +208,15 @@ def test_the_text_is_searched_once_per_marker() -> None:
     assert set(present.found) == {"nothing here", "nThread", "CA '"}
 
 
-@pytest.mark.parametrize("batch", BATCHES)
+@pytest.mark.parametrize("batch", BATCHES, scope="module")  # a batch's sweeps in a row (_CLEANED)
 def test_the_application_error_lines_are_among_the_candidates(batch: str) -> None:
     """app_errors reads only the lines its one search of the whole text found (issue 43): every line
     its per-line reading would take is one of them."""
-    check_each(BATCHES[batch], _the_application_error_lines_are_among_the_candidates, CORPUS)
+    check_each(BATCHES[batch], partial(_the_application_error_lines_are_among_the_candidates, batch), CORPUS)
 
 
-def _the_application_error_lines_are_among_the_candidates(path: Path) -> None:
-    lines = clean(read.read_text(str(path))).lines
+def _the_application_error_lines_are_among_the_candidates(batch: str, path: Path) -> None:
+    lines = _lines(batch, path)
     every = {i for i, ln in enumerate(lines) if app_errors._kind(ln.text) or app_errors._torch_false(lines, i)}
     assert every <= set(app_errors._candidates(lines))
 
