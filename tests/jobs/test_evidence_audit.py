@@ -88,6 +88,9 @@ EVIDENCED_BY["tool_verdicts"] |= {"hl-smi", "hl-smi -q", "hl-smi -Q", "habanalab
 # session 66 (batch AX): hl-smi's table holds a Compute Processes section, one row per AIP ('N/A' on an idle one, as
 # Habana's docs print it), read onto the modules as nvidia-smi's table's are: other_processes judges it
 EVIDENCED_BY["other_processes"] |= {"hl-smi"}
+# session 67 (batches BC, BD): npu-smi info's second table lists each NPU chip's processes (Process id, name,
+# memory), read onto the modules as hl-smi's are: other_processes judges it
+EVIDENCED_BY["other_processes"] |= {"npu-smi info"}
 # session 66 (batch AY): lspci -vvv gives a NIC's LnkCap and LnkSta; nic_ports judges a NIC link trained below its
 # capability from them (checks/nics.pcie: info where no port rate was read)
 EVIDENCED_BY["nic_ports"] |= {"lspci -vvv"}

@@ -37,7 +37,8 @@ _GMI_ROW = re.compile(
 )
 _GMI_TABLE = re.compile(r"^\s*(?:[-+=]{5,}\s*|.*\|.*|ID\s+Name\b.*|\w{3} \w{3} +\d{1,2} [\d:]{8} \d{4}\s*)$")
 # dcgmi dmon -l: 'Long Name  Short Name  Field ID' then '<field_name>  <SHORT>  <id>' rows (dcgmi/DeviceMonitor.cpp)
-_FIELD_ROW = re.compile(r"^\s*([a-z][a-z0-9_]{2,60})\s{2,}([A-Z0-9]{3,6})(?:\s{2,}(\d{1,4}))?\s*$")
+# a short name holds a letter (DRVER, NVVER, PCIE2): lsmod's "bpfilter   24576  0" (name, size, users) is no field
+_FIELD_ROW = re.compile(r"^\s*([a-z][a-z0-9_]{2,60})\s{2,}((?=[A-Z0-9]{0,5}[A-Z])[A-Z0-9]{3,6})(?:\s{2,}(\d{1,4}))?\s*$")
 _FIELD_HEAD = re.compile(r"^\s*(?:Long Name\s+Short Name\s+Field ID|_{10,})\s*$")
 # R11C: dcgmi stats --pid (dcgmi/ProcessStats.cpp): 'Successfully retrieved process info for PID: N. Process ran on
 # 1 GPUs.', then per GPU a box: '| GPU ID: 2 |', '|-----  Execution Stats  ---…|', '| <name>  [*] | <value> |' rows
