@@ -1,11 +1,13 @@
 """Issue 49, P49e: one process driving several GPUs (nccl-tests -g N) priced as such. ncclGroupEnd launches each
 GPU's kernel in turn from the one thread (NVIDIA/nccl src/group.cc, doLaunches), so a call takes at least N
-launches; the per-GPU launch time is fitted to Together AI's two forced-ring all_reduce runs (launch_fit) and
-checked on the other -g N figures (docs/plan.md, "One process driving several GPUs")."""
+launches; the per-GPU launch time is fitted to the launch_fit figures (Together AI's two forced-ring all_reduce
+runs, P49e; a second host's -g 4 run, 4 H100 of a Lambda instance, P49j) and checked on the other -g N figures
+(docs/plan.md, "One process driving several GPUs")."""
 
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gpuvet.cli.app import main
@@ -31,15 +33,23 @@ def _model(preset="hgx-h200-8"):
     return CollectiveModel(open_backend(sim=preset).node())
 
 
-def test_the_launch_time_is_what_the_fit_gives_on_the_two_all_reduce_runs_only():
+def test_the_launch_time_is_what_the_fit_gives_on_the_launch_fit_runs_only():
+    """Three runs on two hosts: Together AI's two (8 H100, ring forced, -g 8: 48 figures) and, since P49j, the
+    Lambda run (4 H100, NCCL's choice, -g 4: 28 figures, a calibration entry). Only they enter the fit."""
     from tests.harness.plan_reference import fit_launch, load
 
     fitted = [p for p in load(FIGURES) if p.launch_fit]
-    assert {p.source.rsplit("/", 2)[-2] for p in fitted} == {"20260305_220043", "20260305_220944"}
-    assert {(p.op, p.algorithm, p.launch, p.ranks) for p in fitted} == {("all_reduce", "ring", "one-process", 8)}
+    assert {p.source.rsplit("/", 2)[-2] for p in fitted} == {"20260305_220043", "20260305_220944", "posts"}
+    assert {(p.op, p.algorithm, p.launch, p.ranks) for p in fitted} == {
+        ("all_reduce", "ring", "one-process", 8),
+        ("all_reduce", None, "one-process", 4),
+    }
+    lambda_run = [p for p in fitted if p.ranks == 4]
+    assert len(lambda_run) == 28 and {p.role for p in lambda_run} == {"calibration"}
     fit = fit_launch(FIGURES)
-    assert fit.figures == 48
+    assert fit.figures == 48 + 28
     assert fit.per_gpu_s == pytest.approx(ONE_PROCESS_LAUNCH_S, rel=0.005)
+    assert ONE_PROCESS_LAUNCH_S == pytest.approx(5.57e-6)  # 4.72 us on Together AI's runs alone (P49e)
 
 
 def test_one_process_is_floored_at_its_launches_and_per_gpu_is_unchanged():
@@ -66,12 +76,14 @@ def _floored(r, per_gpu_s):
     return r.smallest * bus_factor(r.point.op, r.point.ranks) / max(alone, r.point.ranks * per_gpu_s) / 1e9
 
 
-def test_first_contact_on_the_check_figures_the_launch_floor_was_not_fitted_to():
+def test_the_check_figures_the_launch_floor_was_not_fitted_to():
     """The six Together AI reduce_scatter and all_gather rows at 1 - 4 MiB (one process, 8 H100, the same cluster)
-    pass, +7.5 .. +10.4 % (they missed by +33 .. +126 %); with NVIDIA/nccl-tests#123's DGX A100 figure instead of
-    the fit (33.7 us for 8 GPUs at 8 B, -g 8), +20 .. +24 %: they pass with either. The GB200 tray's 4 MiB (and
-    the GB300 tray's 4 and 16 MiB, P49f) and Google's B200 board at 8 - 64 MiB are not launch-bound (the floor is
-    below the model's time): unexplained."""
+    pass: at P49e's first contact +7.5 .. +10.4 % (they missed by +33 .. +126 %), since P49j's refit -6.4 ..
+    -8.9 %; with NVIDIA/nccl-tests#123's DGX A100 figure instead of the fit (33.7 us for 8 GPUs at 8 B, -g 8),
+    +20 .. +24 %: they pass with either. P49j's first contact: the GB300 tray's 1 MiB, the one miss on the floor
+    (25.35 us for 4 GPUs against 4 x 4.72 = 18.9 us), passes at +13.8 % (4 x 5.57 = 22.3 us). The GB200 and GB300
+    trays' 4 MiB, the GB300 tray's 16 MiB and Google's B200 board at 8 - 64 MiB are not launch-bound (the floor
+    is below the model's time): unexplained by the launch."""
     from tests.harness.plan_reference import verdict
 
     rows = _rows()
@@ -81,37 +93,84 @@ def test_first_contact_on_the_check_figures_the_launch_floor_was_not_fitted_to()
         if r.point.source.endswith(("reduce_scatter_ring.out", "all_gather_ring.out")) and MiB <= r.smallest <= 4 * MiB
     ]
     assert len(check) == 6 and not any(r.point.launch_fit for r in check)
-    assert all(verdict(r) == "pass" and r.launch_bound and 0.07 <= r.error <= 0.105 for r in check)
+    assert all(verdict(r) == "pass" and r.launch_bound and -0.09 <= r.error <= -0.06 for r in check)
     source = 33.7e-6 / 8
     assert all(0.20 <= _floored(r, source) / r.point.published_busbw - 1 <= 0.24 for r in check)
-    fit_rows = [r for r in rows if r.point.launch_fit and r.smallest == MiB]
+    fit_rows = [r for r in rows if r.point.launch_fit and r.point.ranks == 8 and r.smallest == MiB]
     assert len(fit_rows) == 2 and all(_floored(r, source) / r.point.published_busbw - 1 > 0.25 for r in fit_rows)
-    misses = [r for r in rows if verdict(r) == "miss"]
-    assert all(r.point.launch == "one-process" for r in misses)
-    unexplained = [r for r in misses if not r.launch_bound]
-    assert {(r.point.family, r.smallest) for r in unexplained} == {
-        ("nvl72", 4 * MiB),  # Azure's GB200 tray and P49f's GB300 tray
+    gb300 = next(r for r in rows if r.point.source.endswith("a4x-max/04-nccl-test/README.md") and r.smallest == MiB)
+    assert MiB * 1.5 / gb300.point.published_busbw / 1e3 == pytest.approx(25.35, abs=0.01)
+    assert gb300.point.role == "check" and gb300.launch_bound and verdict(gb300) == "pass"
+    assert round(gb300.error, 3) == 0.138 and round(_floored(gb300, 4.72e-6) / gb300.point.published_busbw - 1, 3) == 0.343
+    misses = [r for r in rows if verdict(r) == "miss" and not r.point.launch_fit]
+    assert all(r.point.launch == "one-process" and not r.launch_bound for r in misses)
+    # the fit's own rows: the Lambda run's 1 MiB sits above the floor its small sizes set (28.06 against 22.3 us)
+    (own,) = [r for r in rows if verdict(r) == "miss" and r.point.launch_fit]
+    assert (own.point.ranks, own.smallest, own.launch_bound, round(own.error, 3)) == (4, MiB, True, 0.259)
+    assert {(r.point.family, r.smallest) for r in misses} == {
+        ("nvl72", 4 * MiB),  # Azure's GB200 tray (a calibration row since P49g) and P49f's GB300 tray
         ("nvl72", 16 * MiB),  # the GB300 tray's, slower than its own 8 MiB row
         ("nvlink5_board", 8 * MiB),
         ("nvlink5_board", 32 * MiB),
         ("nvlink5_board", 64 * MiB),
     }
-    # the GB300 tray's 1 MiB (P49f) is on the floor, but its host's floor is higher than the fit's: 25.35 us for
-    # 4 GPUs (6.3 us each; its 2 MiB took 25.65) against 4 x 4.72 = 18.9 us
-    floored = [r for r in misses if r.launch_bound]
-    assert [(r.point.family, r.smallest) for r in floored] == [("nvl72", MiB)]
-    assert MiB * 1.5 / floored[0].point.published_busbw / 1e3 == pytest.approx(25.35, abs=0.01)
+
+
+def _added_fit():
+    """P49j's alternative, not kept: the launches added to the collective (t = T + N x L, as if the host never ran
+    ahead of the GPUs), L fitted on the same launch_fit figures with the same robust loss as fit_launch. Returns L
+    and, per figure, (the figure, its per-GPU time T, its published time)."""
+    from scipy.optimize import least_squares
+
+    from tests.harness.plan_reference import load
+
+    rows = []
+    for p in load(FIGURES):
+        if p.launch_fit:
+            model = _model(p.node_ref)
+            alone = model.predict(p.op, p.sizes[0], model.members(p.ranks), p.algorithm).time_s
+            rows.append((p, alone, p.sizes[0] * bus_factor(p.op, p.ranks) / (p.published_busbw * 1e9)))
+
+    def errors(x):
+        return np.array([np.log(t / (alone + p.ranks * np.exp(x[0]))) for p, alone, t in rows])
+
+    result = least_squares(errors, np.log([4e-6]), loss="soft_l1", f_scale=0.05, diff_step=1e-4)
+    return float(np.exp(result.x[0])), rows
+
+
+def test_an_added_launch_term_fits_the_calibration_mid_sizes_worse_and_misses_the_hopper_g8_checks():
+    """Why a floor and not an added term: NCCL's group launch is serial on the host, but nccl-tests times its calls
+    back to back, so the host works ahead of the GPUs. Fitted on the same 76 figures, an added term (2.51 us per
+    GPU) prices their 1 - 512 MiB rows worse (median 6.0 against 3.3 %, worst 35.5 against 23.0 %) and takes
+    Azure's -g 8 H100 and H200 tables (NVLS forced, checks) 31 - 45 % slow at 1 - 4 MiB, where the floor passes
+    them: the mid-size misses of the NVLink 5 -g N runs are not their launches (docs/plan.md)."""
+    added, rows = _added_fit()
+    assert added == pytest.approx(2.51e-6, rel=0.01)
+    mid = [(p, alone, t) for p, alone, t in rows if MiB <= p.sizes[0] <= 512 * MiB]
+    floor_err = sorted(abs(np.log(t / max(alone, p.ranks * ONE_PROCESS_LAUNCH_S))) for p, alone, t in mid)
+    added_err = sorted(abs(np.log(t / (alone + p.ranks * added))) for p, alone, t in mid)
+    assert np.median(floor_err) < 0.035 < 0.055 < np.median(added_err) and floor_err[-1] < 0.24 < 0.35 < added_err[-1]
+    azure = [r for r in _rows() if "Azure" in r.point.source and r.point.ranks == 8 and MiB <= r.smallest <= 4 * MiB]
+    assert len(azure) == 6 and all(abs(r.error) <= 0.25 for r in azure)  # the floor: pass
+    slow = []
+    for r in azure:
+        model = _model(r.point.node_ref)
+        alone = model.predict(r.point.op, r.smallest, model.members(8), r.point.algorithm).time_s
+        busbw = r.smallest * bus_factor(r.point.op, 8) / (alone + 8 * added) / 1e9
+        slow.append(busbw / r.point.published_busbw - 1)
+    assert all(-0.45 <= e <= -0.31 for e in slow)
 
 
 def test_every_other_one_process_figure_with_a_target_keeps_its_verdict_and_the_floor_spread_is_said():
     """Every -g N figure from 1 MiB up that the floor does not set is priced as before; where it sets one below
-    1 MiB (no target), Azure's H100 and H200 hosts run faster than the fit's host: their whole -g 8 call takes
-    25.6 and 29.9 us at 1 KiB (NVLink SHARP included), the floor 37.8 us. The launch time is per host."""
+    1 MiB (no target), Azure's H100 and H200 hosts run faster than the fit's hosts: their whole -g 8 call takes
+    25.6 and 29.9 us at 1 KiB (NVLink SHARP included), the floor 44.6 us (37.8 us until P49j). The launch time
+    is per host."""
     rows = [r for r in _rows() if r.point.launch == "one-process"]
-    assert len(rows) == 207  # 195 until P49f's two Google tray runs (11 + 1 figures)
+    assert len(rows) == 235  # 195 until P49f's two Google tray runs (11 + 1 figures), 207 until P49j's Lambda run
     azure = {r.point.source.rsplit("/", 1)[-1]: r for r in rows if r.smallest == 1024 and "Azure" in r.point.source}
-    assert round(azure["ND_H100_v5_results.md"].error, 3) == -0.322
-    assert round(azure["ND_H200_v5_results.md"].error, 3) == -0.209
+    assert round(azure["ND_H100_v5_results.md"].error, 3) == -0.425
+    assert round(azure["ND_H200_v5_results.md"].error, 3) == -0.330
     assert all(r.launch_bound for r in azure.values())
 
 
@@ -141,7 +200,7 @@ def test_plan_collective_takes_the_launch_and_says_the_floor(capsys):
         ["plan", "collective", "--node", "hgx-h200-8", "--bytes", "1MiB", "--algorithm", "ring", "--launch", "one-process"]
     )
     text = " ".join(capsys.readouterr().out.split())
-    assert code == 0 and "one process driving 8 GPUs: its launches in turn set the time, 8 x 4.72 µs" in text
+    assert code == 0 and "one process driving 8 GPUs: its launches in turn set the time, 8 x 5.57 µs" in text
     assert main(["plan", "collective", "--node", "hgx-h200-8", "--launch", "threads"]) == 2
 
 

@@ -15,9 +15,10 @@ AZURE = "https://github.com/Azure/AI-benchmarking-guide/blob/main/Azure_Results/
 GB300 = "https://github.com/yangwhale/gpu-tpu-pedia/blob/main/gpu/a4x-max/04-nccl-test/README.md"
 GB200_GOOGLE = "https://github.com/yangwhale/gpu-tpu-pedia/blob/main/gpu/a4x/README.md"
 
-# Issue 49's verdict per size of the GB300 tray at first contact (P49f; nothing changed since)
+# Issue 49's verdict per size of the GB300 tray: at first contact (P49f) 1, 4 and 16 MiB missed; its 1 MiB, set by
+# the one-process launch floor, passes (+13.8 %) since P49j refitted the launch time with a second host's -g 4 run
 GB300_TRAY_VERDICTS = {
-    MiB: "miss",
+    MiB: "pass",
     2 * MiB: "pass",
     4 * MiB: "miss",
     8 * MiB: "pass",
@@ -59,7 +60,7 @@ def test_the_second_tray_runs_are_checks_with_their_source_and_what_their_text_l
     assert len(gb300["points"]) == 11 and [p["size"] for p in gb200["points"]] == [8 * GiB]
 
 
-def test_the_gb300_tray_verdicts_at_first_contact_are_pinned():
+def test_the_gb300_tray_verdicts_are_pinned():
     from tests.harness.plan_reference import verdict
 
     tray = _by_size(_rows(), GB300)

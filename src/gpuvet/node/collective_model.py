@@ -35,15 +35,18 @@ class CollectivePrediction:
 
 
 # How the GPUs are driven. One process (one thread) driving N GPUs -- nccl-tests' ``-g N``, a single-process
-# multi-GPU job -- issues each GPU's launch in turn at ncclGroupEnd (NVIDIA/nccl src/group.cc, doLaunches:
-# cudaSetDevice, ncclLaunchPrepare, then the kernel, comm after comm), so a call takes at least N launches'
-# host time however short the collective is; back to back, the GPUs' work hides behind it and the time is the
-# larger of the two. Per GPU: fitted (docs/plan.md, "One process driving several GPUs") to Together AI's two
-# forced-ring all_reduce runs of one 8-H100 node (NCCL 2.26.2, -g 8); no source gives it. Published -g N floors
-# put it at 3.2 - 4.8 us per GPU by host (Azure's H100 tables 25.6 us for 8, NVIDIA/nccl-tests#123's DGX A100
-# 33.7 us): the figure is this fit's host, an upper end.
+# multi-GPU job -- does every GPU's host work in turn at ncclGroupEnd (NVIDIA/nccl src/group.cc, doLaunches:
+# per communicator cudaSetDevice and ncclLaunchPrepare, then the kernels round by round, comm after comm), so a
+# call takes at least N launches' host time however short the collective is. nccl-tests issues its timed calls
+# back to back with no synchronisation between them (blocking off by default), so the host prepares the next
+# call while the GPUs run this one: its serial work bounds the rate, it is not added to the GPUs' time, and the
+# time is the larger of the two (an added term misses the Hopper -g 8 tables at 1 - 8 MiB: docs/plan.md). Per
+# GPU: fitted (docs/plan.md, "One process driving several GPUs") to the launch_fit figures only, Together AI's
+# two forced-ring all_reduce runs of one 8-H100 node (NCCL 2.26.2, -g 8, P49e) and a second host's run, 4 H100
+# of a Lambda instance (NCCL 2.26.2, -g 4, P49j); no source gives it. It is a host's figure: published -g N
+# floors run 3.2 - 6.2 us per GPU (Azure's H100 table 25.6 us for 8, the Lambda run 23.5 - 24.6 us for 4).
 LAUNCHES = ("per-gpu", "one-process")
-ONE_PROCESS_LAUNCH_S = 4.72e-6
+ONE_PROCESS_LAUNCH_S = 5.57e-6
 
 
 class CollectiveModel:
