@@ -66,21 +66,26 @@ _CONTAINER = lazy(r"\b(?:docker|nerdctl|podman)(?:-compose| compose)? (?:run|exe
                   r"\b(?:inside|in) (?:the |a |my |this )?(?:docker |podman |plex |\w+ )?container\b|"
                   # AGX1: a poster's 'the container does not have access', 'the container cannot see the GPUs'
                   r"\b(?:the|this|my|our) container\b[^.\n]{0,20}?\b(?:does(?:n't| not) (?:have|see)|has no|can't|cannot)\b|"
-                  r"\b(?:toolbox|distrobox) (?:images?|containers?|enter|create|run)\b",  # R5A: Fedora's toolbox, distrobox
+                  r"\b(?:toolbox|distrobox) (?:images?|containers?|enter|create|run)\b|"  # R5A: Fedora's toolbox, distrobox
+                  # R14D: a pod's log (kubectl logs), and a root shell whose prompt sits at / (docker exec's, the image's
+                  # WORKDIR; a host's root shell opens in ~) or is named by a container id (docker's default hostname)
+                  r"\bkubectl logs\b|^\s*root@(?:[\w.-]{1,63}:/#|[0-9a-f]{12}:)",
                   re.I)
 # a word every _CONTAINER match holds, and one every line framed reads holds, in some casing (lower case): a line
 # holding none is not searched
 _CONTAINER_WORDS = ("docker", "nerdctl", "podman", "kubectl", "--gpus", "runtime", "nvidia_visible_devices", "container",
-                    "toolbox")
+                    "toolbox", ":/#", "root@")
 _MESSAGE_WORDS = ("nvml", "nvidia-smi")
 _BLOCK = 8192  # lines searched at a time
-_NVML_UNKNOWN = lazy(r"Failed to initiali[sz]e NVML: Unknown Error", re.I)
+# NVML's unknown error, or its sentence cut before the status (a pod log's excerpt ending there; R14D)
+_NVML_UNKNOWN = lazy(r"Failed to initiali[sz]e NVML(?:: Unknown Error|\s*$)", re.I)
 _SMI_NO_DRIVER = lazy(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")
 _SAID = lazy(r"^\s*(?:\S+@\S+:[^#$\s]*\s?[#$]\s*)?(?:Failed to initiali[sz]e NVML|NVIDIA-SMI has failed)", re.I)
 _PROMPT = lazy(r"^\s*(?:\S+@\S+:[^#$\s]*\s?[#$]|[#$])\s*(?P<command>.*)$")  # 'root@plex:/# …', '$ …', '# …'
 ACCESS = {  # kind -> what the line means where the text shows a container
     "container_nvml_unknown": "NVML answered 'Unknown Error' inside a container: the container's access to the GPU "
-                              "device files (its cgroup device rules), not the module",
+                              "device files (its cgroup device rules: lost after a systemctl daemon-reload, or rewritten "
+                              "by kubelet's static CPU manager policy), not the module",
     "container_smi_no_driver": "nvidia-smi in a container could not reach the driver: the container got no GPU "
                                "device nodes or driver libraries from its runtime",
     "container_no_device": "the program in a container found no GPU or no NVIDIA driver (torch's 'Found no NVIDIA "

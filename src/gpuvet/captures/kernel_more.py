@@ -23,9 +23,11 @@ from gpuvet.captures import (
     kernel_nouveau,
     kernel_nvgpu,
     kernel_vendor_reset,
+    nhc_xids,
     pci_any_bars,
     pci_enum,
     pci_resources,
+    ps_states,
     xid_shorthand,
     xorg_init,
 )
@@ -73,6 +75,8 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = kernel_amd_client.read(lines, out, marks)  # R5A: an amdgpu page fault of its firmware (MP0, MP1)
     out = kernel_amd_resume.read(lines, out, marks)  # R6C: amdgpu's SMU resumed while the node ran: a note
     out = kernel_display.read(lines, out, marks)  # R7B: a graphics driver's display-path lines: read, a note
+    out = ps_states.read(lines, out, marks)  # R14D: ps/top listings: a GPU task in uninterruptible sleep (D)
+    out = nhc_xids.read(lines, out, marks)  # R14D: a health check's 'Found XID errors: 63': the Xids it found
     loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM", "gsp_"), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]

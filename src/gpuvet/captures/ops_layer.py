@@ -23,6 +23,7 @@ from gpuvet.captures import (
     fabric_tools,
     health_events,
     job_view,
+    nhc_checks,
     node_reports,
     node_services,
     ops_logs,
@@ -165,9 +166,12 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     """The scheduler's, orchestrator's, DCGM host engine's and container runtime's GPU lines. ``marks``: the
     whole text's, whose byte triples tell the words it lacks (a bug report: most of them) without a search."""
     out = AppErrorsParse()
+    nhc_checks.read(lines, out, marks)  # R14D: NHC's hardware checks (IB port, Ethernet device), its edited counts
     slurm = _candidates(lines, _SLURM_WORDS, marks)
     if slurm:  # sinfo -R's rows hold none of the words: after its header every line is read
-        _slurm(lines if any("REASON" in lines[i].text for i in slurm) else [lines[i] for i in slurm], out)
+        seen = out.claimed  # nhc_checks' lines (R14D) are read
+        _slurm([ln for ln in lines if ln.no not in seen] if any("REASON" in lines[i].text for i in slurm)
+               else [lines[i] for i in slurm if lines[i].no not in seen], out)
     if marks is None or any(marks.may(w) for w in _K8S_WORDS):
         _kubernetes(lines, out)
     for i in _candidates(lines, _LINE_WORDS, marks):  # each pattern tried only on a line holding a literal it needs
@@ -311,8 +315,8 @@ def _slurm(lines: list[Line], out: AppErrorsParse) -> None:
                  f"{s.strip()}", tool="slurmd")
         elif (refused := _SLURM_GRES_BAD.search(s)) is not None or _SLURM_DISCARD.search(s):
             _add(out, "slurm_gres_config", ln, s.strip(), tool="slurmd" if refused is None else "Slurm")
-        elif (check := _NHC_CHECK.search(s)) is not None:
-            _nhc_failed(out, ln, check.group("check"), check.group("msg"))
+        elif (check := _NHC_CHECK.search(s) or nhc_checks.RETURNED.search(s)) is not None:  # R14D: 'Check … returned 1'
+            _nhc_failed(out, ln, check.group("check"), check.groupdict().get("msg") or check.group(0))
         elif (nhc := _NHC_FAILED.search(s)) is not None:
             _add(out, "slurm_drained_gpu", ln, f"node health check failed: {nhc.group(1).strip()}", tool="NHC")
         elif (reason := _SLURM_REASON.search(s)) is not None:

@@ -151,6 +151,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "diag_not_run": _Meaning("dcgm_diag_not_run", MEDIUM),  # dcgmi diag could not run: the modules were not tested
     "nhc_below_threshold": _Meaning("node_health_check_failed", MEDIUM),  # NHC's measurement under its threshold
     "nhc_check_failed": _Meaning("node_health_check_failed", MEDIUM),
+    "nhc_ib_port_down": _Meaning("nic_port_down", HIGH),  # R14D: check_hw_ib: no IB port ACTIVE (nhc.conf needs one)
+    "nhc_netdev_missing": _Meaning("nic_missing", HIGH),  # R14D: check_hw_eth: a device nhc.conf requires is absent
     # a health check's or smoke test's verdict per node by its reason (captures/node_reports.py)
     "node_gpu_busy": _Meaning("other_processes", MEDIUM),
     "node_corrupt": _Meaning("silent_data_corruption", MEDIUM),

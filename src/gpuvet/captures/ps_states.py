@@ -1,0 +1,109 @@
+"""Issue 46 (R14D): a process listing (``ps aux``, ``ps -el``, ``ps -eo pid,stat,wchan:32,cmd``, ``top``'s task
+table) in which a GPU task sits in uninterruptible sleep (state ``D``, ``Ds``, ``D+``, ``Dsl``): nvidia-smi,
+nvidia-persistenced, nvidia-container-cli, the DCGM host engine, or any task whose wait channel is in the GPU
+driver (``os_acquire_mutex``, ``_nv012345rm``, ``uvm_…``). It is the fact the kernel's hung-task watchdog reports
+(kernel_host's driver_hung_task), seen in a snapshot: the driver is wedged and every caller blocks behind it.
+
+A listing whose GPU tasks all run or sleep normally is read (its rows claimed, a note), never refused; ``ps -ef``
+prints no state, so its rows say nothing of one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpuvet.captures.kernel_places import NO_BUS
+from gpuvet.captures.marks import Marks, holding
+from gpuvet.captures.text import Line
+
+if TYPE_CHECKING:
+    from gpuvet.captures.kernel import KernelParse
+
+KIND = "gpu_task_uninterruptible"  # kernel_messages.yaml's kind
+# the GPU stack's own programs (a basename's start: nvidia-persistenced is cut to 15 characters in comm columns)
+_GPU_TASK = re.compile(r"(?:^|/)(?:nvidia-(?:smi|persistenc\w*|container-\w+|docker\w*|cuda-mps-\w+|modprobe|"
+                       r"debugdump|fabricmanag\w*|powerd|ctk|bug-report\S*)|nv-hostengine|nv-fabricmanager|"
+                       r"dcgm\w*|nvidia_gpu_exporter|rocm-smi|amd-smi)\b")
+# a wait channel in the GPU driver (nvidia.ko's os_* and obfuscated _nv…rm symbols, nvidia-uvm's uvm_*, amdgpu's)
+_GPU_WCHAN = re.compile(r"^(?:os_\w+|_nv\d{6}rm|nv\w+|uvm_\w+|rm_\w+|amdgpu_\w+|kfd_\w+)$")
+# ps aux's row (also the BSD 'u' forms): USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND, with or without
+# its header (a 'ps aux | grep nvidia' drops it)
+_AUX = re.compile(r"^\s*(?P<user>\S+)\s+(?P<pid>\d+)\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?\s+\d+\s+\d+\s+\S+\s+"
+                  r"(?P<stat>[DRSTtZXIWKPNLsl<+]{1,8})\s+\S+(?:\s\d{2})?\s+[\d:.-]+\s+(?P<cmd>\S.*)$")
+_HEADER = re.compile(r"^\s*(?:[A-Z%+]+\s+)*PID\s+(?:[A-Z%+]+\s+)*(?:COMMAND|CMD|COMM|ARGS)\b")
+_STATE_COLS = ("STAT", "S", "STATE")
+_CMD_COLS = ("COMMAND", "CMD", "COMM", "ARGS")
+WORDS = ("PID", "nvidia", "nv-hostengine", "dcgm", "smi")
+_ROW_WORDS = ("nvidia", "nv-hostengine", "dcgm", "rocm-smi", "amd-smi")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One row: the task's pid, its state letters, its wait channel where a column gives one, its command."""
+
+    pid: str
+    stat: str
+    wchan: str
+    cmd: str
+    line: Line
+
+
+def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
+    """``out`` with one event for the GPU tasks a listing shows in uninterruptible sleep (the first quoted, the
+    others counted), on no module (a listing names none); a listing's other rows claimed."""
+    if marks is not None and not any(marks.may(w) for w in WORDS):
+        return out
+    tasks = _tasks(lines, marks)
+    gpu = [t for t in tasks if _GPU_TASK.search(t.cmd.split()[0] if t.cmd.split() else "") or
+           _GPU_WCHAN.match(t.wchan)]
+    if not gpu:
+        return out
+    out.claimed.update(t.line.no for t in tasks)
+    stuck = [t for t in gpu if t.stat.startswith("D")]
+    if not stuck:
+        out.notes.append(f"process listing: {len(gpu)} GPU task(s) ({', '.join(_names(gpu))}), none in "
+                         "uninterruptible sleep (D)")
+        return out
+    from gpuvet.captures.kernel import KernelEvent
+
+    first = stuck[0]
+    out.events.append(KernelEvent(KIND, NO_BUS, first.line.text.strip()[:240], first.line.no, count=len(stuck)))
+    out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D): "
+                     f"{', '.join(f'{n} (pid {t.pid}, {t.stat})' for n, t in zip(_names(stuck), stuck, strict=True))}")
+    return out
+
+
+def _names(tasks: list[Task]) -> list[str]:
+    return [t.cmd.split()[0].rsplit("/", 1)[-1] if t.cmd.split() else t.pid for t in tasks]
+
+
+def _tasks(lines: list[Line], marks: Marks | None) -> list[Task]:
+    """The rows of every listing: under a header its columns by name, else ps aux's row form."""
+    found: dict[int, Task] = {}
+    heads = [i for i in holding(lines, ("PID",), marks) if _HEADER.match(lines[i].text)]
+    for i in heads:
+        found.update((t.line.no, t) for t in _under(lines, i))
+    for i in holding(lines, _ROW_WORDS, marks):  # headerless, a row matters only as a GPU task's
+        ln = lines[i]
+        if ln.no not in found and (m := _AUX.match(ln.text)) is not None:
+            found[ln.no] = Task(m.group("pid"), m.group("stat"), "", m.group("cmd").strip(), ln)
+    return [found[n] for n in sorted(found)]
+
+
+def _under(lines: list[Line], head: int) -> list[Task]:
+    """The rows below a header, split into its columns (the command last, whole); a row that does not fit ends it."""
+    cols = lines[head].text.split()
+    state = next((cols.index(c) for c in _STATE_COLS if c in cols), None)
+    cmd = next((cols.index(c) for c in _CMD_COLS if c in cols), None)
+    if state is None or cmd is None or cmd != len(cols) - 1:
+        return []
+    wchan = cols.index("WCHAN") if "WCHAN" in cols else None
+    pid = cols.index("PID")
+    rows: list[Task] = []
+    for ln in lines[head + 1:]:
+        parts = ln.text.split(None, len(cols) - 1)
+        if len(parts) < len(cols) or not parts[pid].isdigit() or not re.fullmatch(r"[A-Za-z<+]{1,8}", parts[state]):
+            break
+        rows.append(Task(parts[pid], parts[state], parts[wchan] if wchan is not None else "", parts[cmd].strip(), ln))
+    return rows

@@ -1,0 +1,156 @@
+"""Issue 46 (R14D): operators' and schedulers' own tools around the GPU, on captures written here in each tool's
+documented form: ps/top listings with a GPU task in uninterruptible sleep (procps' STAT/S column, WCHAN), LBNL
+NHC's hardware checks (mej/nhc scripts/lbnl_hw.nhc's die messages, nhc's 'Health check failed:' and 'Check …
+returned' lines, node-mark-offline's), a health check's 'Found XID errors: N', and NVML's unknown error in a
+container (NVIDIA/nvidia-docker#1730: the container's cgroup device rules lost)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.helpers import capture_json
+
+
+def _findings(tmp_path: Path, text: str) -> list[dict[str, Any]]:
+    data = capture_json(tmp_path, text)
+    found = data["findings"]
+    assert isinstance(found, list)
+    return found
+
+
+def _grave(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [f for f in found if f["severity"] in ("warn", "critical")]
+
+
+PS_AUX_GREP = """\
+$ ps aux | grep nvidia
+root       2211  0.0  0.0  14560  3120 ?        D    Mar11   0:00 nvidia-smi -q
+nvidia-+   1720  0.0  0.0  17100  1740 ?        Ds   Mar11   0:00 /usr/bin/nvidia-persistenced --user nvidia-persistenced
+"""
+PS_EO = """\
+$ ps -eo pid,stat,wchan:32,cmd
+    PID STAT WCHAN                            CMD
+      1 Ss   ep_poll                          /sbin/init
+  40112 Dl   os_acquire_mutex                 python3 train.py --gpus 8
+  40230 S+   pipe_read                        grep --color=auto python
+"""
+TOP = """\
+top - 10:12:01 up 3 days,  2:01,  1 user,  load average: 8.00, 8.00, 8.00
+    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND
+   3111 root      20   0   23108   4012   3400 D   0.0   0.0   0:00.01 nvidia-smi
+      1 root      20   0  167520  11672   8400 S   0.0   0.0   0:03.10 systemd
+"""
+PS_EL = """\
+F S   UID     PID    PPID  C PRI  NI ADDR SZ WCHAN  TTY          TIME CMD
+4 S     0       1       0  0  80   0 - 42085 ep_pol ?        00:00:03 systemd
+4 D     0    5120       1  0  80   0 -  3640 uvm_va ?        00:00:00 nv-hostengine
+"""
+
+
+@pytest.mark.parametrize("text", [PS_AUX_GREP, PS_EO, TOP, PS_EL], ids=["aux", "eo_wchan", "top", "el"])
+def test_a_gpu_task_in_d_state_is_the_driver_wedged(tmp_path: Path, text: str) -> None:
+    found = _grave(_findings(tmp_path, text))
+    assert [(f["cause"], f["severity"]) for f in found] == [("module_needs_reset", "critical")]
+    assert "uninterruptible" in str(found[0]["evidence"])
+
+
+PS_HEALTHY = """\
+USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND
+root         812  0.0  0.0  17100  1740 ?        Ss   Mar11   0:00 /usr/bin/nvidia-persistenced --verbose
+root        4410 98.0  2.1 9123456 880000 pts/0  Rl+  10:02  12:01 python3 train.py
+"""
+
+
+def test_a_listing_without_a_stuck_gpu_task_is_read_and_clear(tmp_path: Path) -> None:
+    data = capture_json(tmp_path, PS_HEALTHY)
+    assert _grave(data["findings"]) == []  # type: ignore[arg-type]
+    assert "none in uninterruptible sleep" in str(data["notes"])
+
+
+NHC_IB = """\
+[root@gpu017 ~]# nhc
+ERROR:  nhc:  Health check failed:  check_hw_ib:  No IB port mlx5_0:1 is ACTIVE (LinkUp 200 Gb/sec).
+20240102 08:00:01 /usr/libexec/nhc/node-mark-offline gpu017 check_hw_ib:  No IB port mlx5_0:1 is ACTIVE (LinkUp 200 Gb/sec).
+"""
+NHC_ETH = """\
+ERROR:  nhc:  Health check failed:  check_hw_eth:  Ethernet device ib0 not detected.
+20240102 08:00:01 /usr/libexec/nhc/node-mark-offline gpu018 check_hw_eth:  Ethernet device ib0 not detected.
+"""
+
+
+def test_nhc_ib_port_not_active_is_a_nic_port_down_on_its_node(tmp_path: Path) -> None:
+    found = _grave(_findings(tmp_path, NHC_IB))
+    assert [(f["cause"], f["severity"], f.get("host")) for f in found] == [("nic_port_down", "critical", "gpu017")]
+
+
+def test_nhc_ethernet_device_not_detected_is_a_nic_missing(tmp_path: Path) -> None:
+    found = _grave(_findings(tmp_path, NHC_ETH))
+    assert [(f["cause"], f.get("host")) for f in found] == [("nic_missing", "gpu018")]
+
+
+NHC_XID = """\
+/var/log/nhc.log:
+Found XID errors: 79
+Node Health Check failed.  Check check_gpu_xid returned 1
+ERROR:  nhc:  Health check failed:  Check check_gpu_xid returned 1
+"""
+NHC_XID_INFO = NHC_XID.replace(": 79", ": 63")
+
+
+def test_nhc_found_xid_errors_reads_as_that_xid(tmp_path: Path) -> None:
+    found = _findings(tmp_path, NHC_XID)
+    assert [(f["cause"], f["severity"]) for f in _grave(found)] == [("module_fell_off_bus", "critical")] or \
+        any(f["cause"] == "xid" and f["severity"] == "critical" for f in found)
+    assert "unread_failure_line" not in str(found)
+
+
+def test_nhc_xid_63_reads_at_its_catalogue_severity(tmp_path: Path) -> None:
+    found = _findings(tmp_path, NHC_XID_INFO)
+    assert [f["cause"] for f in found] == ["xid"]
+    assert found[0]["evidence"]["xid"] == 63 and "unread_failure_line" not in str(found)
+
+
+NHC_COUNT_EDITED = """\
+root@dgx07:~# diff /etc/nhc/nhc.conf.orig /etc/nhc/nhc.conf
+12c12
+<  dgx07 || check_nv_gpu_count 8
+---
+>  dgx07 || check_nv_gpu_count 9
+root@dgx07:~# nhc -v
+ERROR:  nhc:  Health check failed:  Check check_nv_gpu_count 9 returned 1
+"""
+
+
+def test_nhc_count_check_failing_on_an_edited_config_is_a_note(tmp_path: Path) -> None:
+    data = capture_json(tmp_path, NHC_COUNT_EDITED)
+    assert _grave(data["findings"]) == []  # type: ignore[arg-type]
+    assert "edited to expect 9 where it expected 8" in str(data["notes"])
+
+
+def test_nhc_count_check_failing_unedited_is_the_gpus_short(tmp_path: Path) -> None:
+    text = "ERROR:  nhc:  Health check failed:  Check check_nv_gpu_count 8 returned 1\n"
+    assert [f["cause"] for f in _grave(_findings(tmp_path, text))] == ["scheduler_gpus_short"]
+
+
+POD_LOG = """\
+$ kubectl logs pod/cuda-smoke
+Failed to initialize NVML: Unknown Error
+"""
+DOCKER_EXEC = """\
+root@3f2a9c1b7d4e:/workspace# nvidia-smi
+Failed to initialize NVML: Unknown Error
+"""
+CUT_IN_POD = """\
+$ kubectl logs -f pod/gpu-test
+Failed to initialize NVML
+"""
+
+
+@pytest.mark.parametrize("text", [POD_LOG, DOCKER_EXEC, CUT_IN_POD], ids=["pod", "docker_exec", "cut"])
+def test_nvml_unknown_error_in_a_container_is_its_device_access(tmp_path: Path, text: str) -> None:
+    found = _grave(_findings(tmp_path, text))
+    assert [(f["cause"], f["severity"]) for f in found] == [("container_gpu_access", "warn")]
+    assert "restart the container" in found[0]["fix"]
