@@ -21,12 +21,14 @@ from gpuvet.captures import (
     amd_throttle,
     amd_xgmi,
     rbt_agents,
+    rocm_partitions,
     rocm_ras,
     rocm_table,
     rocm_temps,
     rocm_tools,
     rocm_unsupported,
     rocminfo,
+    rocminfo_agent,
 )
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.json_cut import CUT_KEY, Salvage, fragment, salvage
@@ -562,6 +564,8 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (rocm_ras.MARKERS, rocm_ras.read),  # --showrasinfo: before 'GPU[' fields, which would take 'Block X is: …'
     (("GPU[",), _rocm_smi_fields),  # 'GPU[0]  : Key: value'
     (("device,",), _rocm_smi_csv),  # its header row
+    (rocm_partitions.MARKERS, rocm_partitions.read),  # R14C: the table's Partitions column, named in a note (before the
+    # table's reader claims its rows)
     (rocm_table.MARKERS, rocm_table.read_tables),
     (rocm_table.HEADLESS_MARKERS, rocm_table.read_headless),  # only where read_tables found no table
     (("RocmBandwidthTest", "Device:"), rbt_agents.read_listed),  # read only after its title or a device line
@@ -569,6 +573,7 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (rbt_agents.MARKERS, rbt_agents.read),  # 2.6's 'Device Index:' / 'Device Type:' blocks (CPU agents alone: said)
     (amd_monitor.MARKERS, _monitor),
     (("gfx",), rocminfo.read), (rocminfo.CPU_MARKERS, rocminfo.read_cpu_only),  # a 'Name: gfx…' agent; CPUs alone
+    (rocminfo_agent.MARKERS, rocminfo_agent.read_head),  # R14C: its driver line and system attributes alone
     (amd_throttle.MARKERS, amd_throttle.read),  # R4A: amd-smi's THROTTLE_STATUS quoted in prose or a table
     (rocm_unsupported.MARKERS, rocm_unsupported.read),  # rocm-smi's 'not supported' lines, --json's 'no data'
     (("GPU-Name",), amd_smi_table.read),  # its header's first row; rows are read only under it

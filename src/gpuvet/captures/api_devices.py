@@ -17,7 +17,8 @@ _CPU_NAME = re.compile(r"\bCPU\b|Processor|pthread|\bcpu-|llvmpipe|lavapipe|Swif
 
 # clinfo's long form: 'Key<two spaces or more>value', the keys it prints for a device
 _CLINFO = re.compile(r"^\s*(Device Name|Device Vendor|Device Type|Driver Version|Device Board Name \(AMD\)|"
-                     r"Device Topology \((?:NV|AMD)\)|Device PCI bus info \(KHR\)|Global memory size|Platform Name)"
+                     r"Device Topology \((?:NV|AMD)\)|Device PCI bus info \(KHR\)|Global memory size|Platform Name|"
+                     r"Max compute units)"
                      r"\s{2,}([^\s:].*?)\s*$")  # 'Device Name   : [..]' is amdgpu_top -d's (rocm_tools), not clinfo's
 _CLINFO_TREE = re.compile(r"^\s*[`+|\\]--\s*Device #(\d{1,3}): (.+?)\s*$")
 
@@ -31,9 +32,11 @@ def _clinfo_device(block: dict[str, str], index: int, line: int) -> RuntimeDevic
         or block.get("Device Topology (AMD)") or ""
     bus = _BUS.search(where)
     memory = re.search(r"\(([\d.]+\s*[KMGT]i?B)\)", block.get("Global memory size", ""))
+    units = block.get("Max compute units", "")
+    gfx = block["Device Name"] if re.fullmatch(r"gfx[0-9a-f]{3,5}\S*", block["Device Name"]) else None
     return RuntimeDevice("clinfo", str(index), name, line, vendor_of(f"{name} {block.get('Device Vendor', '')}"),
-                         bus.group(1) if bus else None, mib(memory.group(1)) if memory else None,
-                         driver=block.get("Driver Version"))
+                         bus.group(1) if bus else None, mib(memory.group(1)) if memory else None, compute=gfx,
+                         driver=block.get("Driver Version"), compute_units=int(units) if units.isdigit() else None)
 
 
 def clinfo(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:

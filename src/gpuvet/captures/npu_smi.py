@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gpuvet.captures import mx_smi, npu_listing, npu_topo
+from gpuvet.captures import mx_smi, npu_listing, npu_mapping, npu_processes, npu_topo
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.records import ListedModule, ListedParse, StateReading
 from gpuvet.captures.text import TEMP_C, Line, number, reading
@@ -47,16 +47,19 @@ def parse(lines: list[Line]) -> ListedParse:
     matrix (captures/npu_topo) when the file holds one."""
     if (mx := mx_smi.parse(lines)) is not None:  # R10D: nvidia-smi's layout, a GPU's bus id in its first row
         return mx
-    out = ListedParse()
+    out, lines_all = ListedParse(), lines
     npu_topo.parse(lines, out)
     _health(lines, out)
     health = bool(out.modules)
     npu_listing.read(lines, out)  # R10D: -l's NPU ID blocks, -t TYPE's key/value lines (not nvidia-smi -q's)
-    lines = [ln for ln in lines if ln.no not in out.claimed]
+    procs = npu_processes.read(lines, out)  # R14C: its process rows, which start as a chip's first row does
+    mapped = ListedParse()
+    npu_mapping.read(lines, mapped)  # R14C: -m's chip-to-logic-id rows (kept where no table lists the chips)
+    lines = [ln for ln in lines if ln.no not in out.claimed | mapped.claimed]
     if not any(_HEAD.match(ln.text) for ln in lines) and not _has_rows(lines):
         if health:
             out.kinds.append("npu-smi info -t health")
-        return out
+        return npu_mapping.adopt(mapped, out)
     hbm = any("HBM-Usage" in ln.text for ln in lines)
     first: tuple[list[str], Line] | None = None
     masked = 0
@@ -87,11 +90,12 @@ def parse(lines: list[Line]) -> ListedParse:
         out.kinds.append("npu-smi info")
         out.modules, twice = merge_listed(out.modules, "npu-smi info")
         out.notes += twice
+        npu_processes.attach([ln for ln in lines_all if ln.no in procs], procs, out)
     if masked:
         out.notes.append(f"npu-smi: {masked} bus id(s) masked in the capture (xx): left out, not guessed")
     if first is not None:
         out.notes.append(f"npu-smi: line {first[1].no} starts a chip whose second row is cut: left out")
-    return out
+    return npu_mapping.adopt(mapped, out)
 
 
 def _health(lines: list[Line], out: ListedParse) -> None:

@@ -2,13 +2,15 @@
 ``Uuid: GPU-…`` / ``Marketing Name: AMD Instinct MI300X`` / ``Device Type: GPU``) or grepped to its
 names (``rocminfo | grep -E 'Name|Marketing Name'``). A GPU agent is one whose Name is its gfx
 target; the host CPUs (Name and Marketing Name both the CPU's brand) and the ISA lines under a GPU
-(``Name: amdgcn-amd-amdhsa--gfx942:…``) are not modules. It prints no bus id or memory size: the
-modules are listed by their marketing name alone, read only where no other AMD tool listed any."""
+(``Name: amdgcn-amd-amdhsa--gfx942:…``) are not modules. It prints no memory size: the modules are listed
+by their marketing name, with the bus id its BDFID gives, gfx target and compute units said (R14C:
+captures/rocminfo_agent.py), read only where no other AMD tool listed any."""
 
 from __future__ import annotations
 
 import re
 
+from gpuvet.captures import rocminfo_agent
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedModule, ListedParse
@@ -37,6 +39,7 @@ def read(lines: list[Line], out: ListedParse) -> None:
     headed = {i for i, ln in enumerate(lines) if "Name:" in ln.text and _NAME.match(ln.text)
               and any(_AGENT.match(before.text) for before in lines[max(0, i - _HEAD):i])}
     found: list[ListedModule] = []
+    said: list[str] = []
     for i, ln in enumerate(lines):
         if "Name:" not in ln.text or (m := _NAME.match(ln.text)) is None:
             continue
@@ -53,13 +56,18 @@ def read(lines: list[Line], out: ListedParse) -> None:
             elif (u := _UUID.match(after.text)) is not None:
                 uuid = u.group(1)
         out.claimed.add(ln.no)
+        more = rocminfo_agent.detail(lines, i)
+        out.claimed |= more.lines
         found.append(ListedModule(f"GPU {len(found)} (rocminfo's GPU agents in order)", name=name, uuid=uuid,
-                                  tool=TOOL))
+                                  tool=TOOL, bus_id=more.bus_id, device_id=more.chip_id))
+        said.append(f"{name}: {m.group(1)}, {more.compute_units or 'n/a'} compute units, "
+                    f"bus {more.bus_id or 'not printed'}")
     out.claimed |= {ln.no for ln in lines if _OTHER.match(ln.text)}
     out.modules += found
     out.kinds.append(TOOL)
-    names = ", ".join(dict.fromkeys(m.name or "" for m in found))
-    out.notes.append(f"rocminfo: {len(found)} GPU agent(s) listed by name ({names}); it prints no bus id or memory size")
+    rocminfo_agent.said(lines, out)
+    out.notes.append(f"rocminfo: {len(found)} GPU agent(s) listed ({'; '.join(said)}); it prints no memory size"
+                     + (f"; driver {out.driver}" if out.driver else ""))
 
 
 def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
@@ -78,6 +86,7 @@ def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
     names = [m.group(1) for ln in lines if (m := _MARKETING.match(ln.text)) is not None]
     out.claimed |= {ln.no for ln in lines if _OTHER.match(ln.text) or _AGENT.match(ln.text) or "HSA Agents" in ln.text}
     out.kinds.append(TOOL)
+    rocminfo_agent.said(lines, out)
     out.notes.append(f"rocminfo: {len(types)} agent(s) listed, all CPU ({', '.join(dict.fromkeys(names)) or 'unnamed'}): "
                      "no GPU agent in the listing (the runtime saw none, or the paste stops before it)")
 
@@ -113,6 +122,7 @@ def _read_cut_agents(lines: list[Line], out: ListedParse) -> None:
         return
     out.modules += found
     out.kinds.append(TOOL)
+    rocminfo_agent.said(lines, out)
     said = {key: [m.group(2) for i in holding(lines, (f"{key}:",))
                   if (m := _AGENT_FIELD.match(lines[i].text)) and m.group(1) == key]
             for key in ("Compute Unit", "Max Clock Freq. (MHz)")}
@@ -152,5 +162,9 @@ def _read_tail(lines: list[Line], out: ListedParse) -> None:
     out.kinds.append(TOOL)
     sizes = [m.group(1) for i, ln in enumerate(lines) if _GLOBAL_POOL.match(ln.text)
              for after in lines[i + 1:i + 3] if (m := _POOL_SIZE.match(after.text)) is not None]
+    more = rocminfo_agent.detail(lines, -1)  # R14C: its compute units and BDFID, where the cut left them
+    out.claimed |= more.lines
+    rocminfo_agent.said(lines, out)
     out.notes.append(f"rocminfo: an agent's fields and memory pools read, cut above its name (no module named; GLOBAL "
-                     f"pool size: {', '.join(f'{s} KB' for s in sizes) or 'not shown'})")
+                     f"pool size: {', '.join(f'{s} KB' for s in sizes) or 'not shown'}; compute units: "
+                     f"{more.compute_units or 'not shown'}; BDFID as bus id: {more.bus_id or 'not shown'})")

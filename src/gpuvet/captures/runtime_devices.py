@@ -35,6 +35,7 @@ class RuntimeDevice:
     compute: str | None = None  # CUDA compute capability or the AMD gfx target
     driver: str | None = None
     uuid: str | None = None
+    compute_units: int | None = None  # R14C: clinfo's 'Max compute units' (AMD CUs, NVIDIA SMs)
 
 
 def vendor_of(name: str, backend: str = "") -> str | None:

@@ -23,7 +23,9 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "vkEnumeratePhysicalDevices", "ERROR_INCOMPATIBLE_DRIVER", "VRAM usage didn't recover",
                  "DeviceGetCount", "of CUDA devices", "number of GPUs",  # a failed count of the devices
                  "found no devices", "found no GPUs", "found no CUDA",  # a program's device detection finding none
-                 "+ GPU #", "GB VRAM", *APP_MARKS)  # the miners' device lists (runtime_devices._miner)
+                 "+ GPU #", "GB VRAM",  # the miners' device lists (runtime_devices._miner)
+                 "Board name:", "Device Topology:", "Max compute units:", "CL_DEVICE_NAME",  # clinfo_forms (R14C)
+                 *APP_MARKS)
 # a health check's or smoke test's verdict per node (captures/node_reports.py): a verdict word, a table's host or
 # issue column, a roll-up's quoted reason, dshbak's rule
 NODE_REPORT_WORDS = ("PASS", "FAIL", "Pass", "Fail", "pass", "fail", "HEALTHY", "ealthy", "ERROR", '":', "----", "Host",

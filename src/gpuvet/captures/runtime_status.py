@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_devices, app_lines, compute_listing, nvidia_stack, stack_probes
+from gpuvet.captures import api_devices, app_lines, clinfo_forms, compute_listing, nvidia_stack, stack_probes
 from gpuvet.captures.app_errors import AppErrorsParse, _kind, _module, printed, reported
 from gpuvet.captures.cycles_device import placed
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
@@ -171,7 +171,8 @@ def _backend_of(tool: str, text: str = "") -> str:
     if tool.startswith("llama.cpp"):
         b = _BACKEND.search(tool + " " + text)
         return b.group(1) if b else tool
-    return {"clinfo": "OpenCL", "clinfo -l": "OpenCL", "hashcat": "OpenCL", "hashcat -I": "OpenCL",
+    return {"clinfo": "OpenCL", "clinfo -l": "OpenCL", "clinfo --raw": "OpenCL", "clinfo --json": "OpenCL",
+            "hashcat": "OpenCL", "hashcat -I": "OpenCL",
             "vulkaninfo": "Vulkan", "sycl-ls": "SYCL"}.get(tool, tool)
 
 
@@ -214,6 +215,7 @@ def _kept(log: RuntimeLog) -> list[AppError]:
 
 
 _READERS = ((runtime_lines, ()), (api_devices.clinfo, ("Number of platforms", "Device Name", "-- Device #")),
+            (clinfo_forms.read, clinfo_forms.WORDS),  # R14C: AMD's own clinfo, clinfo --raw and --json
             (api_devices.hashcat, ("Device ID #", "* Device #")), (api_devices.vulkaninfo, ("deviceName", "GPU id")),
             (compute_listing.sycl_ls, ()))  # R3B: it finds its own lines (marks.holding)
 
@@ -231,7 +233,7 @@ def read(lines: list[Line]) -> RuntimeLog:
             if all((d.tool, d.index) != (k.tool, k.index) for k in log.devices):
                 log.devices.append(d)
     _errors(lines, log)
-    gone, read_too = compute_listing.missing(lines, sum(d.tool in ("sycl-ls", "clinfo", "clinfo -l") for d in log.devices))
+    gone, read_too = compute_listing.missing(lines, sum(d.tool.startswith(("sycl-ls", "clinfo")) for d in log.devices))
     gone += compute_listing.unbound(lines)  # R3B: nomodeset with no DRM device bound
     log.errors += [(e, "SYCL") for e in gone]
     if log.errors and (one := compute_listing.placed(lines)) is not None:  # R3B: the one GPU the text names
@@ -267,7 +269,7 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     if log.devices:
         by_tool: dict[str, list[str]] = {}
         for d in log.devices:
-            by_tool.setdefault(d.tool, []).append(d.name or f"{d.index} (its name cut)")
+            by_tool.setdefault(d.tool, []).append(clinfo_forms.describe(d) if d.name else f"{d.index} (its name cut)")
         out.notes += [f"{tool} lists {len(names)} GPU(s): {', '.join(names[:4])}" + (" …" if len(names) > 4 else "")
                       for tool, names in by_tool.items()]
     out.notes += [f"{KIND}: {', '.join(log.tools)}"] if out.claimed else []
