@@ -18,7 +18,8 @@ _INIT = "gn07:4100:4100 [0] NCCL INFO Bootstrap : Using eth0:10.8.0.7<0>\n"
 
 def _one(tmp_path: Path, text: str) -> dict[str, object]:
     found = [f for f in capture_json(tmp_path, text)["findings"]  # type: ignore[union-attr]
-             if f["cause"] in ("collective_init_failed", "collective_runtime_error")]  # type: ignore[index]
+             if f["cause"] in ("collective_init_failed", "collective_runtime_error", "collective_job_config",
+                               "collective_link_failed")]  # R14A: a config family's and the fabric's own causes  # type: ignore[index]
     assert len(found) == 1, found
     return found[0]  # type: ignore[no-any-return]
 
@@ -62,7 +63,7 @@ def test_no_socket_interface_then_its_error_trace_is_the_interface(tmp_path: Pat
     f = _one(tmp_path, "gn07:4100:4100 [0] bootstrap.cc:90 NCCL WARN Bootstrap : no socket interface found\n"
                        "gn07:4100:4100 [0] NCCL INFO init.cc:1400 -> 3\n")
     _is(f, "nccl_socket_interface")
-    assert f["cause"] == "collective_init_failed"
+    assert f["cause"] == "collective_job_config"  # R14A: the job's setting, info (was collective_init_failed)
 
 
 def test_a_bootstrap_message_of_another_size_is_the_bootstrap(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     # printed its rank counts as a node; libibverbs that does not open on a job not known to be one node
     "nccl_info_nvpeermem56_2node_ib_no_gdr.txt": set(),
     "nccl_info_awsk8stester464_tagoutput_socket.txt": {("nccl_socket_fallback", "multi-node-nccl-test-worker-0")},
-    "nccl_info_detectron4730_socket_no_ibverbs.txt": {("nccl_ib_unavailable", "cvlab189-System-Product-Name")},
+    "nccl_info_detectron4730_socket_no_ibverbs.txt": {("nccl_ib_library_absent", "cvlab189-System-Product-Name")},  # R14A
     # kernel logs: an Xid whose PCI id the poster masked; amdgpu's failed recovery (the KIQ test and queue
     # teardown failing with no full reset after them, the SMU gone); a MES failure placed by the reset after it
     "kern_nccl2241_b200_xid145_137_masked.txt": {("xid", NO_BUS)},
@@ -55,7 +55,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "kern_nvforum364958_rtxpro6000_xid120_62_154.txt": {("xid", "0000:01:00.0")},
     "kern_nvforum371272_5080_xid62_154.txt": {("xid", "0000:01:00.0")},
     "nccl_nvls_nccl1488_h100_fm_restart.txt": {("nvls_setup_failed", "node23 GPU 2")},
-    "nccl_warn_nccl749_roce_vm_modify_qp.txt": {("collective_init_failed", "vm-133 GPU 0"),
+    "nccl_warn_nccl749_roce_vm_modify_qp.txt": {("collective_link_failed", "vm-133 GPU 0"),  # R14A: the QP, fabric
                                                 ("collective_test_failed", None)},
     "amd_rocmsmi_rocmsmilib35_2gpu_power_na.txt": set(),
     "amd_rocmsmi_rocsmi86_table_rocm33.txt": set(),
@@ -68,7 +68,7 @@ CAUSES: dict[str, set[tuple[str, str | None]]] = {
     "topo_nccl1405_8gpu_pix_8nic_tabs.txt": set(),
     "smi_x_telegraf12996_power_fragment.xml": set(),
 }
-INFO_ONLY = {"fabric_manager_not_needed"}  # a note-level finding: doctor exits 0
+INFO_ONLY = {"fabric_manager_not_needed", "nccl_ib_library_absent"}  # note-level findings: doctor exits 0 (R14A)
 # file -> {cause: the highest severity it may have}: a finding the row allows without asking for it. HM1: the row's
 # cell: "no GPU finding ... A host-memory/PCIe note is acceptable but not a GPU module fault": the host DIMM's own
 # uncorrected-error finding (placed on 'host DIMM …', never a GPU) is allowed
@@ -231,7 +231,9 @@ def test_a_bare_net_socket_line_is_the_bootstrap_only_where_nccl_prints_it_so(tm
 
 def test_libibverbs_missing_is_said_unless_the_job_is_known_to_stay_on_one_node(tmp_path: Path) -> None:
     warn = "gpu-01:7:7 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
-    assert _doctor_text(tmp_path, warn) == {("nccl_ib_unavailable", "gpu-01")}
+    assert _doctor_text(tmp_path, warn) == {("nccl_ib_library_absent", "gpu-01")}  # R14A: one host, a note
+    two = warn + "gpu-02:8:8 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+    assert _doctor_text(tmp_path, two) == {("nccl_ib_unavailable", "gpu-01, gpu-02")}
     one_node = warn + "gpu-01:7:9 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0\n"
     assert _doctor_text(tmp_path, one_node) == set()
 

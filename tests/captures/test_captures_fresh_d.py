@@ -190,7 +190,7 @@ def test_no_devices_found_is_judged_only_beside_gpus_on_the_bus(tmp_path: Path) 
 
 def test_sockets_the_job_chose_are_no_fault(tmp_path: Path) -> None:
     warn = "gpu-01:7:7 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
-    assert _doctor_text(tmp_path, warn) == {("nccl_ib_unavailable", "gpu-01"): "warn"}
+    assert _doctor_text(tmp_path, warn) == {("nccl_ib_library_absent", "gpu-01"): "info"}  # R14A: one host, a note
     for chosen in ("mpirun -np 2 -x NCCL_IB_DISABLE=1 ./all_reduce_perf\n", "NCCL_NET=Socket\n",
                    "gpu-01:7:7 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"):
         assert _doctor_text(tmp_path, chosen + warn) == {}

@@ -37,7 +37,8 @@ CAUSES: dict[str, set[Finding]] = {
     "kern_dxvk1027_xid31_13_32_geforce.txt": {("xid", "0000:01:00.0")},
     # NCCL init failed on NET/IB (ibv_modify_qp Invalid argument) under mpirun's '[155] ' tag: the host and
     # its device [3] (rank 5)
-    "nccl_warn_nccl302_mpi_tag_ibv_modify_qp.txt": {("collective_init_failed", "crow-ib-new-nccl-256-info-19 GPU 3")},
+    "nccl_warn_nccl302_mpi_tag_ibv_modify_qp.txt": {  # R14A: a QP that would not connect is the fabric's (warn)
+        ("collective_link_failed", "crow-ib-new-nccl-256-info-19 GPU 3")},
     # HCCL EI0006: a remote rank did not send in time; the log names no host or device
     "hccl_llamafactory5071_ei0006_910b3.txt": {("collective_runtime_error", NO_HOST)},
     # dcgm diag's summary (2 failed, details cut) on the node, and persistence mode disabled on GPU 0; both warn

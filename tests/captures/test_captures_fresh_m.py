@@ -42,7 +42,7 @@ CAUSES: dict[str, set[Finding]] = {
     # uccl: 'Failed to modify QP to RTR: Connection timed out' (errno 110) on ACTIVE RoCE ports: the network
     "rdma_uccl641_mi355x_ionic_modify_qp_rtr_timeout_cut.txt": {("rdma_test_failed", None)},
     # NCCL WARN ibv_modify_qp INIT->RTR 110 on host-01.example.com [5]: the rail/cross-NIC configuration
-    "nccl_nccl2013_hgx_ibv_modify_qp_110_cross_nic.txt": {("collective_init_failed", "host-01.example.com GPU 5")},
+    "nccl_nccl2013_hgx_ibv_modify_qp_110_cross_nic.txt": {("collective_link_failed", "host-01.example.com GPU 5")},  # R14A
     # 'Cannot get number of CUDA devices: operation not supported' while lspci lists 4 NVIDIA GPUs: the runtime
     # sees no GPU it can use (a driver/runtime problem, not the program's own error)
     "lspci_gpujpeg20_quoted_4x_1b06_cuda_count_fail.txt": {("framework_sees_no_module", None)},

@@ -47,7 +47,7 @@ CAUSES: dict[str, set[Finding]] = {
     # cudaErrorSystemNotReady (802): the fabric manager is not running on an NVSwitch system
     "bandwidthtest_pytorch35710_err802.txt": {("fabric_manager_failed", None)},
     # libibverbs missing: a multi-node job over NET/Socket
-    "nccl_info_nccl766_socket_fallback_a6000.txt": {("nccl_ib_unavailable", CVLAB)},
+    "nccl_info_nccl766_socket_fallback_a6000.txt": {("nccl_ib_library_absent", CVLAB)},  # R14A: one host shown
     "dmesg_plexus_xid13_signature.txt": {("xid", "0000:65:00.0")},  # Xid 13: usually the application
     "dmesg_nvdocs_xid14_guid_example.txt": {("xid", "0000:03:00.0")},  # Xid 14: the row says driver/channel error
     "dmesg_nvdocs_a100_xid94_mig_contained.txt": {("xid", "0000:01:00.0")},  # Xid 94: a contained ECC error
@@ -91,7 +91,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "dmesg_ogkm265_gsp_missing_nvdec0_rminitadapter.txt": {("module_init_failed", "0000:01:00.0"): "critical"},
     "dmesg_ogkm1364_vaspace_checkfailed_4080s.txt": {("driver_error_unnamed", NV_NO_BUS): "warn"},
     "dmesg_ogkm1170_nvdrm_memory_pages_5090.txt": {("driver_error_unnamed", NV_NO_BUS): "warn"},
-    "nccl_info_nccl766_socket_fallback_a6000.txt": {("nccl_ib_unavailable", CVLAB): "warn"},
+    "nccl_info_nccl766_socket_fallback_a6000.txt": {("nccl_ib_library_absent", CVLAB): "info"},
     "dmesg_plexus_xid13_signature.txt": {("xid", "0000:65:00.0"): "warn"},
     "dmesg_nvdocs_xid14_guid_example.txt": {("xid", "0000:03:00.0"): "warn"},
     "dmesg_nvdocs_a100_xid94_mig_contained.txt": {("xid", "0000:01:00.0"): "warn"},

@@ -53,7 +53,7 @@ CAUSES: dict[str, set[Finding]] = {
     # NET/IB 'Got completion with error' (net_ib.cc:881) on task-7701-z5h6w
     "nccl_nccl733_k9s_ib_completion.txt": {("collective_runtime_error", "task-7701-z5h6w GPU 0")},
     # no libibverbs: NCCL on Socket (enp1s0f0); the 4 GPUs joined by PCIe Gen3 switches only
-    "nccl_accel2183_socket_plx_4gpu.txt": {("nccl_ib_unavailable", "axon")},
+    "nccl_accel2183_socket_plx_4gpu.txt": {("nccl_ib_library_absent", "axon")},  # R14A: one host, NCCL's INFO
     "dmesg_therock737_gfx1151_mes_reset.txt": {("module_hung_reset", "0000:C1:00.0")},  # MES hang, MODE2 reset
     # GSP bootstrap timeout (target mask release): the H100 did not initialise
     "dmesg_nvtrust52_h100_cvm_gsp_timeout.txt": {("module_needs_reset", NO_BUS)},
@@ -93,7 +93,7 @@ SEVERITY: dict[str, dict[Finding, str]] = {
     "dmesg_tfup180_vega_reset_ringtest.txt": {("module_needs_reset", "0000:03:00.0"): "critical"},
     "torchnccl_nccl1111_quoted_watchdog.txt": {("collective_runtime_error", None): "warn"},
     "torchnccl_colossal3701_2gpu_allgather_timeout.txt": {("collective_runtime_error", None): "warn"},
-    "nccl_accel2183_socket_plx_4gpu.txt": {("nccl_ib_unavailable", "axon"): "warn"},
+    "nccl_accel2183_socket_plx_4gpu.txt": {("nccl_ib_library_absent", "axon"): "info"},
     "dmesg_nvtrust52_h100_cvm_gsp_timeout.txt": {("module_needs_reset", NO_BUS): "critical"},
     "dmesg_amdgpu183_mi100_smu_resume.txt": {("module_needs_reset", "0000:03:00.0"): "critical",
                                              ("module_needs_reset", "0000:83:00.0"): "critical"},

@@ -102,10 +102,12 @@ def test_an_error_trace_without_a_warn_that_reaches_init_is_an_init_failure(caps
 
 def test_a_runtime_worded_warn_whose_error_reaches_init_is_an_init_failure(capsys: pytest.CaptureFixture[str],
                                                                           tmp_path: Path) -> None:
-    """'Call to ibv_modify_qp failed' names no init step, but its error-return trace reaching init.cc before
-    Init COMPLETE says the communicator never came up."""
+    """'Got completion from peer … status=12' names no init step, but its error-return trace reaching init.cc before
+    Init COMPLETE says the communicator never came up (R14A: ibv_modify_qp, the line this used, now takes its
+    family's own cause, collective_link_failed, at init and while running alike)."""
     log = ("hostb:7001:7040 [2] NCCL INFO NET/IB : Using [0]mlx5_2:1/RoCE ; OOB eth0:10.1.2.3<0>\n"
-           "hostb:7001:7060 [2] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device\n"
+           "hostb:7001:7060 [2] transport/net_ib.cc:1100 NCCL WARN NET/IB : Got completion from peer 10.1.2.9<41233> "
+           "with status=12 opcode=0 len=0 vendor err 129 (Recv)\n"
            "hostb:7001:7060 [2] NCCL INFO transport/net_ib.cc:395 -> 2\n"
            "hostb:7001:7060 [2] NCCL INFO init.cc:566 -> 2\n")
     assert "collective_init_failed" in _causes(capsys, tmp_path, log, "init.log")

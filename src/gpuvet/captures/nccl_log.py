@@ -180,8 +180,7 @@ class NcclLog:
 
     @property
     def one_node(self) -> bool:
-        """The job is known to run on one node: a communicator said nNodes 1, or every rank nccl-tests
-        listed is on one host."""
+        """The job is known to run on one node: a communicator said nNodes 1, or nccl-tests' ranks are on one host."""
         return self.nodes == 1 or len(self.test_hosts) == 1
 
     @property
@@ -225,8 +224,7 @@ def _bare(ln: Line) -> LogLine | None:
 
 
 def kept(text: str) -> str:
-    """The line as evidence, cut only between words and marked: a name cut mid-token ('mlx5_1' of 'mlx5_10')
-    would quote a device the log never named."""
+    """The line as evidence, cut only between words and marked (a cut 'mlx5_1' of 'mlx5_10' names another device)."""
     s = text.strip()
     if len(s) <= _TEXT:
         return s
@@ -528,6 +526,8 @@ def _transport(at: LogLine) -> tuple[str, NetChoice] | None:
         return "network", NetChoice(at.host, at.pid, _net(u.group("net")), (), at.line, u.group(0))
     if (n := _NET_USING.match(msg)) is not None and "for sideband" not in msg:  # 2.0-2.2: NET/IB's OOB interface
         net = _net(n.group("net"))
+        if not _DEVICE.search(n.group("devs")) and not n.group("devs").replace("[RO]", "").strip():
+            return None  # 2.2x's 'NET/IB : Using [RO]; OOB eth0:…' after 'No device found': no device, no choice
         devices = tuple(_DEVICE.findall(n.group("devs"))) or (n.group("devs")[:80],)
         return ("socket" if net == "Socket" else "net"), NetChoice(at.host, at.pid, net, devices, at.line, msg[:160])
     return None

@@ -54,7 +54,7 @@ _WORDS = (
                             r"\bcall to connect\b|Maximum retry reached for connect|Network is unreachable|"
                             r"Connect\w*: exceeded timeouts|No route to host|Connection (?:refused|timed out)"),
     ("nccl_socket_interface", r"no (?:socket |usable )?(?:listening |IP )?interface found|no usable listening interface|"
-                              r"interface found in the same subnet|address family|neither AF_INET|"
+                              r"interface found in the same subnet|address family|"
                               r"no device found (?:after excluding|matching)|NCCL_OOB_NET_IFNAME"),
     ("nccl_shm", r"/dev/shm|shared memory (?:segment|file)|posix_fallocate|shm_?(?:open|unlink)|failed to extend|"
                  r"ShmObject|\bshm (?:close|unlink) failed|Could not map \S+ size"),
@@ -65,7 +65,8 @@ _WORDS = (
     # NET/Socket's: the two ends disagree on a message's size ('receiving'; the bootstrap's says 'received': its own)
     ("nccl_message_truncated", r"NET/Socket\b.*\bmessage truncated\b|\bmessage truncated\s*:\s*receiving\b|"
                                r"\bcollective mismatch error\b|\bposted incorrect receive info\b"),
-    ("nccl_bootstrap", r"\bbootstrap|unique ?id|Message truncated|\bNCCL_COMM_ID\b"),
+    # an address whose family is neither (a garbage sockaddr: a peer's exchange corrupt or of another NCCL): no setting
+    ("nccl_bootstrap", r"\bbootstrap|unique ?id|Message truncated|\bNCCL_COMM_ID\b|\bneither AF_INET"),
     ("nccl_proxy", r"\bproxy|\bncclProxy\w|Service thread"),
 )
 _FAMILY = [(name, lazy(words, re.I)) for name, words in _WORDS]
@@ -98,10 +99,15 @@ BENIGN = (
     (r"\bGot completion from peer \S+ with (?:error |status=)0\b",
      "a work completion of status 0: a success, which NCCL never warns of (a sentence naming one)"),
     (r"\bremote FLID configured as zero\b", "NET/IB using the destination LID: a routing note, no failure"),
-    (r"\bNUMA auto balancing enabled\b|\bMissing \W?iommu=pt\W? from kernel command line\b|"
-     r"\bMissing \W?HSA_FORCE_FINE_GRAIN_PCIE=1\W? from environment\b",
-     "RCCL's advice at init (the kernel's NUMA balancing on, the distro default; iommu=pt or "
-     "HSA_FORCE_FINE_GRAIN_PCIE=1 not set): a performance or stability setting to check, no failure"),
+    # RCCL's ncclInit() advice, printed once per process whatever the job does (init.cc: /proc/sys/kernel/
+    # numa_balancing, /proc/cmdline's iommu=pt, older releases' amd_iommu=on, the HSA_FORCE_FINE_GRAIN_PCIE
+    # variable) and its tuner's note for an architecture it has no cutoffs for
+    (r"\bNUMA auto balancing enabled\b|\bMissing \W?(?:amd_)?iommu=(?:pt|on)\W? from (?:the )?kernel command line\b|"
+     r"\bMissing \W?HSA_FORCE_FINE_GRAIN_PCIE=1\W? from (?:the )?environment\b|"
+     r"\bLL cutoff points not detected for a supported arch\b",
+     "RCCL's advice at init (the kernel's NUMA balancing on, the distro default; iommu=pt, amd_iommu=on or "
+     "HSA_FORCE_FINE_GRAIN_PCIE=1 not set; no LL cutoffs tuned for the GPU): a performance or stability setting to "
+     "check, no failure"),
 )
 _BENIGN = [(lazy(words, re.I), why) for words, why in BENIGN]
 _STATUS = lazy(r"\bwith (?:error |status=)(\d{1,3})\b")

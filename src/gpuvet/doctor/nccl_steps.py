@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpuvet.checks.model import Json
-from gpuvet.doctor import rdma_verdicts
+from gpuvet.doctor import nccl_followers, nccl_ib_need, rdma_verdicts
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -46,7 +46,7 @@ def nccl_log(ev: Evidence) -> Outcome:
                                      *_IB))
     found += _peer_refused(logs) + _npu_runtime(logs) + _fallbacks(logs, ev)
     more, cited, said = _transport_verdict(logs)
-    found += more or _ib_unavailable(logs)
+    found += more or nccl_ib_need.unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
     info += _paths(logs) + _settings_off(logs) + _p2p_by_design(logs, ev)
     if found:
@@ -113,14 +113,15 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
             if f.kind in kinds:  # a verbs failure is the node's RDMA setup: its GPUs' copies of the line are one
                 place = f.at.host if f.kind in _IB and f.at.host else _where(f.at)
                 groups.setdefault((f.kind, place), []).append((label, f))
+    groups, followers = nccl_followers.fold(groups)  # R14A: the first WARN is the cause; bare traces follow it
     out: list[Finding] = []
-    for (kind, where), items in groups.items():
-        label, first = items[0]
+    for key, items in groups.items():
+        (kind, where), (label, first) = key, items[0]
         devs = sorted({f.at.dev for _, f in items if f.at.dev is not None})
         where = f"{where} GPU {', '.join(map(str, devs))}" if kind in _IB and first.at.host and devs else where
         ranks = sorted({f.rank for _, f in items if f.rank is not None})
         fix, meaning = _library_fix(first.at) if kind != "link" else (None, None)
-        carried = {"meaning": meaning} if meaning else {}
+        carried: dict[str, Json] = {"meaning": meaning} if meaning else {}
         if kind == "link" and (peer := _link_peer(f.at.message for _, f in items)):
             carried["peer"] = peer
         settings = _settings(logs, label, first.at)
@@ -130,6 +131,8 @@ def _failure_findings(logs: Logs, kinds: tuple[str, ...]) -> list[Finding]:
             carried["hca"] = hca
         if first.collective:  # the collective that stalled, as the library's line named it
             carried["collective"] = first.collective
+        if key in followers:
+            carried["followed_by"] = followers[key]
         found = finding(_CAUSE[kind], HIGH if kind not in _RUNTIME else MEDIUM, module=where, fix=fix,
                         carried=carried or None, file=label,
                         line=first.at.line, at=first.at.source, library=first.at.lib, log=first.at.text,
@@ -346,7 +349,7 @@ def _transport_verdict(logs: Logs) -> tuple[list[Finding], list[Cited], str]:
     # shipped in containers whatever the node carries): can't tell, and said so
     if len(hosts) < 2 and nodes < 2:
         if on_socket and _socket_ranks(logs) and (wrong := _tunnel_sockets(by_host, on_socket, 2)):
-            return wrong + _ib_unavailable(logs), cited, ""  # NET between ranks is between nodes: the other's log is cut
+            return wrong + nccl_ib_need.unavailable(logs), cited, ""  # NET between ranks is between nodes
         if on_socket and (lo := _loopback_only(logs, by_host, on_socket)):
             return lo, cited, ""  # R3C: NET over loopback only: it cannot leave the host
         if on_socket:
@@ -450,23 +453,6 @@ def _no_ib(logs: Logs, hosts: list[str]) -> dict[str, Json]:
             if (at.host or "host not in the log") in hosts:
                 return {"why": at.text, "file": label, "line": at.line}
     return {}
-
-
-def _ib_unavailable(logs: Logs) -> list[Finding]:
-    """NCCL could not open the verbs library on a job not known to be one node: whatever the excerpt shows,
-    any peer on another node is reached over sockets ('NET/IB : No device found' alone is a node without
-    HCAs, a workstation's normal state)."""
-    if any(log.ib_off for _, log in logs):  # sockets on purpose: the missing library is not what chose them
-        return []
-    from gpuvet.captures.nccl_log import NO_VERBS
-
-    for label, log in logs:
-        no_verbs = [at for at in log.no_ib if NO_VERBS.search(at.message)]
-        if no_verbs and not log.one_node:
-            hosts = list(dict.fromkeys(a.host for a in no_verbs if a.host)) or ["host not in the log"]
-            return [finding("nccl_ib_unavailable", MEDIUM, module=", ".join(hosts[:8]), file=label,
-                            line=no_verbs[0].line, log=no_verbs[0].text, times=len(no_verbs))]
-    return []
 
 
 def _paths(logs: Logs) -> str:
