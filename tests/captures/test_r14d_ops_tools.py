@@ -154,3 +154,72 @@ def test_nvml_unknown_error_in_a_container_is_its_device_access(tmp_path: Path, 
     found = _grave(_findings(tmp_path, text))
     assert [(f["cause"], f["severity"]) for f in found] == [("container_gpu_access", "warn")]
     assert "restart the container" in found[0]["fix"]
+
+
+HAMI_REGISTER = """\
+I0312 09:00:01.100000    4211 register.go:149] MemoryScaling= 1 registeredmem= 24576
+I0312 09:00:01.200000    4211 register.go:178] nvml registered device id=0, memory=24576, type=NVIDIA A10, numa=0
+I0312 09:00:01.300000    4211 register.go:149] MemoryScaling= 1 registeredmem= 24576
+I0312 09:00:01.400000    4211 register.go:178] nvml registered device id=1, memory=24576, type=NVIDIA A10, numa=1
+I0312 09:00:01.500000    4211 register.go:178] nvml registered device id=2, memory=24576, type=NVIDIA A10, numa=1
+"""
+HAMI_WORKING = (
+    'I0312 09:00:02.000000    4211 register.go:185] "start working on the devices" devices=['
+    '{"id":"GPU-0a1b2c3d-0000-0000-0000-000000000001","count":10,"devmem":16384,"devcore":100,'
+    '"type":"NVIDIA-Tesla T4","numa":0,"mode":"hami-core","health":true},'
+    '{"id":"GPU-0a1b2c3d-0000-0000-0000-000000000002","index":1,"count":10,"devmem":16384,"devcore":100,'
+    '"type":"NVIDIA-Tesla T4","numa":0,"mode":"hami-core","health":true}]\n')
+
+
+@pytest.mark.parametrize(("text", "count", "model", "mib"), [
+    (HAMI_REGISTER, 3, "NVIDIA A10", "24.0 GiB"), (HAMI_WORKING, 2, "Tesla T4", "16.0 GiB")],
+    ids=["register_lines", "working_list"])
+def test_hamis_registered_devices_are_the_inventory(tmp_path: Path, text: str, count: int, model: str,
+                                                     mib: str) -> None:
+    inv = capture_json(tmp_path, text, cmd="inventory")
+    modules = inv["modules"]
+    assert isinstance(modules, list) and len(modules) == count
+    assert {m["model"] for m in modules} == {model}
+    assert _grave(capture_json(tmp_path, text)["findings"]) == []  # type: ignore[arg-type]
+
+
+RAY_OLD = """\
+======== Cluster status: 2021-06-01 10:00:00.000000 ========
+Node status
+------------------------------------------------------------
+ 1 node(s) with resources: {'CPU': 2.0, 'node:10.0.0.5': 1.0, 'memory': 4000000000.0}
+ 2 node(s) with resources: {'GPU': 8.0, 'node:10.0.0.6': 1.0, 'CPU': 96.0, 'accelerator_type:V100': 1.0}
+"""
+RAY_NEW = """\
+======== Autoscaler status: 2024-05-01 10:00:00.000000 ========
+Node status
+---------------------------------------------------------------
+Active:
+ 1 node_3f1c2e
+Pending:
+ (no pending nodes)
+Recent failures:
+ (no failures)
+
+Resources
+---------------------------------------------------------------
+Usage:
+ 0.0/32.0 CPU
+ 1.0/4.0 GPU
+ 0.0/1.0 accelerator_type:A100
+ 0B/200.00GiB memory
+
+Demands:
+ (no resource demands)
+"""
+
+
+@pytest.mark.parametrize(("text", "count", "model"), [(RAY_OLD, 16, "V100"), (RAY_NEW, 4, "A100")],
+                         ids=["node_lines", "resources_block"])
+def test_ray_status_gpus_are_the_inventory_and_nothing_is_judged(tmp_path: Path, text: str, count: int,
+                                                                 model: str) -> None:
+    inv = capture_json(tmp_path, text, cmd="inventory")
+    modules = inv["modules"]
+    assert isinstance(modules, list) and len(modules) == count
+    assert {m["model"] for m in modules} == {model}
+    assert _grave(capture_json(tmp_path, text)["findings"]) == []  # type: ignore[arg-type]

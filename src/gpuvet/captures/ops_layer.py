@@ -27,6 +27,7 @@ from gpuvet.captures import (
     node_reports,
     node_services,
     ops_logs,
+    scheduler_devices,
     slurm_nodes,
 )
 from gpuvet.captures.app_errors import AppErrorsParse
@@ -209,6 +210,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     fabric_tools.read(lines, out, marks)  # Slingshot's diags, ibdiagnet counters, switch views, GPCNeT (R12A)
     fabric_counters.read(lines, out, marks)  # ibdiagnet PM, UFM unhealthy ports, cxi driver errors (R13B)
     slurm_nodes.read(lines, out, marks)  # sinfo -o with '|' separators: GPU nodes down or not responding (R12A)
+    scheduler_devices.read(lines, out, marks)  # HAMi's registered devices, ray status' GPUs: read, listed (R14D)
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"scheduler, orchestrator and runtime GPU lines: {len(out.claimed)} read ({kinds})")

@@ -47,6 +47,10 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              # R4C (captures/cluster_texts.py, its MARKS): kubectl get ds, describe pod, Xid conditions and counts
              "DESIRED", "Init Containers:", "XidCritical", "XID 45", "Xid 45", "interfaces were detected",
              "manage_network_ifs",
+             # R14D (captures/scheduler_devices.py, nhc_checks.py; their WORDS): HAMi's registered devices, ray status,
+             # NHC's hardware checks and its 'Check … returned' lines
+             "nvml registered device", "start working on the devices", "node(s) with resources", "Autoscaler status",
+             "Cluster status", "check_hw_", "check_nv_", "node-mark-",
              # R9C (captures/health_events.py, its WORDS): NVSentinel's health monitors
              "health-monitor", "\"isHealthy\"", "nvsentinel",
              # R5B (captures/exporter_text.py, its MARKS): a non-GPU exporter's Prometheus text
