@@ -3,6 +3,7 @@ order are the table one process folds (same ids, orders, outliers), and a bad fi
 as the first bad file in the list."""
 
 import json
+import multiprocessing
 import os
 from pathlib import Path
 
@@ -113,6 +114,10 @@ def test_files_read_by_worker_processes_give_the_table_of_one_process(tmp_path, 
     alone, workers = fold.fold_files(paths, jobs=1), fold.fold_files(paths, jobs=3)
     assert table_state(workers) == table_state(alone)
     assert workers.analyse() == alone.analyse()
+    # spawned workers (a merge beside another thread; not Linux), each importing gpuvet afresh: the same table
+    monkeypatch.setattr(fold, "_context", lambda: multiprocessing.get_context("spawn"))
+    spawned = fold.fold_files(paths, jobs=2)
+    assert table_state(spawned) == table_state(alone)
 
 
 def test_progress_is_told_in_file_order_up_to_every_file_alone_and_with_workers(tmp_path, monkeypatch, capsys):
