@@ -50,6 +50,9 @@ def test_truncated_matrix_keeps_only_the_rows_it_has(capsys, tmp_path):
     code, data, _ = _run(capsys, "topo", "--from", path, "--json")
     assert code == 0 and [m["id"] for m in data["modules"]] == ["gpu0", "gpu1", "gpu2"]
     assert any("GPU3 named in the header have no row" in n for n in data["notes"])
+    # R14B: GPU3's row is cut, but the rows read give its cells (NV4 to GPU0-2): said, not drawn
+    assert any("gpu3: rows cut; read from the rows there: gpu0-gpu3 NV4, gpu1-gpu3 NV4, gpu2-gpu3 NV4" in n
+               for n in data["notes"])
 
 
 @pytest.mark.parametrize(("header", "rows", "message"), [

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gpuvet.captures import cut_rows, nccl_legacy, nccl_runs, nccl_stall
+from gpuvet.captures import cut_rows, nccl_legacy, nccl_runs, nccl_stall, nccom_test
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import holding
 from gpuvet.captures.nccl_devices import device_models, op_from_rows
@@ -116,6 +116,13 @@ def _pmon_rows(lines: list[Line]) -> set[int]:
 
 
 def parse_nccl(lines: list[Line], where: str) -> NcclParse:
+    """nccl-tests' output (rccl-tests', NCCL 1's); R14B: AWS Neuron's nccom-test table, its own columns."""
+    if any("count(elems)" in ln.text for ln in lines[:4000]) and nccom_test.parse(lines, where, out := NcclParse()):
+        return out
+    return _parse_nccl_tests(lines, where)
+
+
+def _parse_nccl_tests(lines: list[Line], where: str) -> NcclParse:
     parts = nccl_runs.separate(lines)
     if len(parts) == 1 and (starts := nccl_legacy.runs(lines, _row)):  # runs pasted each under its command line
         parts = [lines[a:b] for a, b in zip([0, *starts[1:]], [*starts[1:], len(lines)], strict=True)]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import cast
 
-from gpuvet.captures import diffs, gutter, webtext
+from gpuvet.captures import diffs, gutter, ray_hosts, webtext
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.wrapping import WRAP_WIDTHS as WRAP_WIDTHS  # a wrapped paste: its own module, read from here
 from gpuvet.captures.wrapping import Unwrapped as Unwrapped
@@ -29,6 +29,7 @@ from gpuvet.captures.wrapping import unwrap as unwrap
 from gpuvet.captures.wrapping import without as without
 
 Numbered = list[tuple[int, str]]
+RAY = "Ray/SkyPilot worker"
 
 _QUOTE = lazy(r"^\s{0,3}(>\s?)+")
 _OWN_GT = lazy(r"Peer access from |Peer-to-Peer \(P2P\) access")  # deviceQuery prints them after '> '
@@ -67,7 +68,7 @@ PREFIXES = (
     Prefix("pdsh/clush host", lazy(r"^(?:[A-Za-z][\w.-]{0,62}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)"), hosts=3),
     # Ray's worker prefix, as SkyPilot prints it too: (pid=N), (Actor pid=N), (head, rank=0, pid=N),
     # (worker1, rank=1, ip=10.0.0.2, pid=N), (setup pid=N, ip=…)
-    Prefix("Ray/SkyPilot worker", lazy(r"^[ \t]*\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\) ?")),
+    Prefix(RAY, lazy(r"^[ \t]*\([^()\n]{0,80}?\bpid=\d+[^()\n]{0,40}\) ?")),
 )
 _NOT_HOSTS = {"kernel", "NVRM", "NOTE", "WARNING", "ERROR", "INFO", "Warning", "Error", "Note", "Output", "Result",
               "Results", "Example", "Usage", "Command", "Log", "Logs", "Reason", "Status", "Message", "Cause"}
@@ -151,11 +152,7 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
             out.lines, undiffed = diffs.undiff(out.lines, notes, survey.diff)  # type: ignore[arg-type]
         lines, tags, note, kind = _strip(out.lines)
         if note:
-            if kind is not None and kind.hosts and len(tags) > 1:
-                for no, host in _hosts_of(kind, out.lines).items():
-                    out.host_of.setdefault(no, host)  # an outer prefix's host first (pdsh over syslog)
-            elif kind is not None and kind.hosts:
-                out.host = out.host or tags[0]
+            _named(out, kind, tags)
             out.lines, out.hosts = lines, out.hosts + tags
             out.notes.append(note)
         peeled = out.lines != before
@@ -175,6 +172,17 @@ def peel(numbered: Numbered, whole: str | None = None, survey: Survey | None = N
         out.notes.append(f"{len(out.unglued)} line(s) had a code fence typed on them (```[ 12.3] …, … seq=47```) "
                          "or were set in `inline code` or **bold**, read without it")
     return out
+
+
+def _named(out: Peeled, kind: Prefix | None, tags: tuple[str, ...]) -> None:
+    """The hosts a prefix just peeled names (its lines still on ``out``): each line's, or the file's one."""
+    if kind is not None and kind.hosts and len(tags) > 1:
+        for no, host in _hosts_of(kind, out.lines).items():
+            out.host_of.setdefault(no, host)  # an outer prefix's host first (pdsh over syslog)
+    elif kind is not None and kind.hosts:
+        out.host = out.host or tags[0]
+    elif kind is not None and kind.label == RAY:  # R14B: its 'ip=' names the node (ray_hosts.py)
+        ray_hosts.name(out, {n: m.group(0) for n, s in out.lines if (m := _match(kind, s)) is not None})
 
 
 _ITEMS = ("- ", "* ")

@@ -281,7 +281,7 @@ def read_hosted(fc: FileCapture, cleaned: Cleaned) -> None:
     """Issue 46, called by read.py where prefixes named two hosts or more: captures/hosted.py."""
     from gpuvet.captures import hosted
 
-    hosted.by_host((fc.kernel, fc.aer, fc.app_errors, fc.fabric_manager), cleaned.lines, cleaned.host_of)
+    hosted.by_host((fc.kernel, fc.aer, fc.app_errors, fc.fabric_manager), cleaned.lines, cleaned.host_of, fc.ucx)
 
 
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from gpuvet.captures import aer, app_errors, fabric_manager, kernel
 from gpuvet.captures.text import Line
+
+if TYPE_CHECKING:
+    from gpuvet.captures.ucx import UcxParse
 
 
 class _Read(Protocol):
@@ -24,7 +27,7 @@ R = TypeVar("R", bound=_Read)
 
 
 def by_host(read: tuple[kernel.KernelParse, aer.AerParse, app_errors.AppErrorsParse, fabric_manager.FabricManagerLog],
-            lines: list[Line], host_of: dict[int, str]) -> None:
+            lines: list[Line], host_of: dict[int, str], ucx: UcxParse | None = None) -> None:
     """The kernel reader's (and the monitors' Xids), AER's and the programs' error lines' reads (FileCapture's
     fields), each read again one host's lines at a time where a host prefix named a line it claimed; the fabric
     manager's events, which it does not group as it reads (doctor does, host by host), each given its host."""
@@ -33,6 +36,25 @@ def by_host(read: tuple[kernel.KernelParse, aer.AerParse, app_errors.AppErrorsPa
     _again(read[2], _app_errors, _join_errors, lines, host_of, before=1)  # 'False' after its call on its own line
     fm = read[3]
     fm.events = [replace(e, host=host_of[e.line]) if e.line in host_of else e for e in fm.events]
+    if ucx is not None:  # R14B: a completion error on its line's host's NIC (a Ray worker's ip=)
+        ucx.errors = given(ucx.errors, host_of)
+
+
+E = TypeVar("E", bound="_Hosted")
+
+
+class _Hosted(Protocol):
+    @property
+    def line(self) -> int: ...
+    @property
+    def host(self) -> str | None: ...
+
+
+def given(records: list[E], host_of: dict[int, str]) -> list[E]:
+    """Records that name no host of their own, each given the host its line's prefix named (R14B: a Ray worker's
+    completion error, the node its 'ip=' names)."""
+    return [replace(r, host=host_of[r.line]) if r.host is None and r.line in host_of else r  # type: ignore[type-var]
+            for r in records]
 
 
 def _again(whole: R, parse: Callable[[list[Line]], R], join: Callable[[R, dict[str, R], set[int]], None],

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import nccl_resweep
+from gpuvet.captures import hccl_places, nccl_resweep
 from gpuvet.captures.hccl_links import link_failure
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.nccl_fallbacks import Fallback, fallback
@@ -364,8 +364,8 @@ def _placed(out: NcclLog) -> list[LogFailure]:
     """A failure line quoted without NCCL's prefix (a title, a sentence) in a log whose every prefixed line names
     one host is that host's: the poster's log is one node's (where it names two, or redacted them, it stays unplaced)."""
     host = out.one_host
-    if host is None:
-        return out.failures
+    if host is None or "HCCL" in out.libs:  # R14B: a plog's failures placed from its own fields (hccl_places)
+        return hccl_places.placed(out.failures)
     return [replace(f, at=replace(f.at, host=host)) if f.at.host is None and f.at.pid is None else f
             for f in out.failures]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuvet.captures import rdma_verbs
+from gpuvet.captures import perftest_failures, rdma_verbs
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
@@ -26,6 +26,8 @@ _UNITS = lazy(r"#bytes\s+#iterations\s+BW peak\[(MB|Gb|MiB)/sec\]\s+BW average\[
 _ROW = lazy(r"^\s*(?:\*+\s*)?(\d+)\s+(\d+)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)(?:\s*\*+)?\s*$")
 _DEVICE = lazy(r"\bDevice\s+:\s*([\w.-]+)")
 _LINK = lazy(r"\bLink type\s+:\s*(\w+)")
+_CONNECTION = lazy(r"\bConnection type\s+:\s*(\w+)")  # R14B: RC, UC, UD, XRC, DC (perftest's header)
+_TRANSPORT = lazy(r"\bTransport type\s+:\s*(\w+)")
 _MTU = lazy(r"^\s*Mtu\s+:\s*(\d{3,4})\s*\[B\]")  # the path MTU the run's QPs use (perftest's header)
 _RULE = lazy(r"^\s*-{20,}\s*$")
 _FAIL = re.compile(r"Couldn't connect to \S+|Unable to (?:init the socket connection|open file descriptor for socket|"
@@ -55,7 +57,7 @@ _HEADLESS = lazy(r"Couldn't connect to [\w.:\[\]-]*\w:\d{1,5}\b|\b(?:QPs?|HCA's|
 # failure in its own words (_FAIL, _HEADLESS: HOST:PORT after "Couldn't connect to", a QP/HCA/GID, …)
 MARKS = ("Test", "test", "TEST", "#bytes", "#BYTES", "#Bytes", "Couldn't", "QP", "HCA", "GID", "Unable to",
          "exchange data between", "No IB devices", "Completion with error", "Failed status", "IB device", "Port number",
-         "Poll send CQ", "Incompatibility", "context for the device")
+         "Poll send CQ", "Incompatibility", "context for the device", *perftest_failures.MARKS)
 _HEADER = lazy(r"^\s*(-{20,}|[A-Za-z][\w \t.*/()-]{1,40}:\s.*|(local|remote) address:.*)$")
 
 
@@ -94,6 +96,8 @@ class PerftestRun:
     mtu: int | None = None  # bytes, as its header printed it (doctor/notable.py: RoCE's below 4096)
     rows: list[PerftestRow] = field(default_factory=list)
     failures: list[tuple[int, str]] = field(default_factory=list)  # (line, perftest's error line)
+    connection: str | None = None  # R14B: the header's Connection type (RC) and Transport type (IB)
+    transport: str | None = None
     gpu_buffer: bool = False  # R8C: the run's buffers were GPU memory (--use_cuda/--use_rocm, perftest's cuMemAlloc)
 
 
@@ -107,13 +111,40 @@ def _gbps(value: float, unit: str) -> float:
     return value if unit.lower() == "gb" else value * 8 / 1000 * (1.048576 if unit.lower() == "mib" else 1.0)
 
 
+def _types(run: PerftestRun, text: str) -> None:
+    """The header's Connection type and Transport type (R14B: inventory says them with the device)."""
+    if "type" not in text:
+        return
+    if (c := _CONNECTION.search(text)) is not None:
+        run.connection = run.connection or c.group(1)
+    if (t := _TRANSPORT.search(text)) is not None:
+        run.transport = run.transport or t.group(1)
+
+
+def _failure(text: str, headed: bool) -> bool:
+    """perftest's own failure line (``headed``: its header is above it); R14B: perftest_failures.py's as well."""
+    if any(w in text.lower() for w in _FAIL_WORDS) and _FAIL.search(text) is not None \
+            and (headed or _HEADLESS.search(text) is not None and not rdma_verbs.foreign(text)):
+        return True
+    return perftest_failures.failed(text, headed) and (headed or not rdma_verbs.foreign(text))
+
+
+# R14B: the server's banner while it waits ('* Waiting for client to connect... *' between rules of stars)
+_WAITING = lazy(r"^\s*(?:\*{20,}|\*\s*Waiting for client to connect\.*\s*\*|Waiting for client rdma_cm QP to "
+                r"connect)\s*$")
+
+
+def _banner(lines: list[Line]) -> set[int]:
+    """The lines of the server's banner (perftest's write_bw.c and siblings print it before the client connects)."""
+    return {ln.no for ln in lines if ("*" in ln.text or "Waiting" in ln.text) and _WAITING.match(ln.text)}
+
+
 def parse(lines: list[Line]) -> PerftestParse:
     out = PerftestParse()
     run: PerftestRun | None = None
     unit = "MB"
     for ln in lines:
-        if any(w in ln.text.lower() for w in _FAIL_WORDS) and _FAIL.search(ln.text) is not None \
-                and (run is not None or _HEADLESS.search(ln.text) is not None and not rdma_verbs.foreign(ln.text)):
+        if _failure(ln.text, run is not None):
             if run is None:
                 run = PerftestRun("perftest (header not in the capture)")
                 out.runs.append(run)
@@ -143,7 +174,8 @@ def parse(lines: list[Line]) -> PerftestParse:
         out.claimed.add(ln.no)
         if (d := _DEVICE.search(ln.text)) is not None:
             run.device = run.device or d.group(1)
+        _types(run, ln.text)
     _gpu_buffers(lines, out.runs)
-    if out.runs:  # perftest's rules of dashes, the one above the first title included
-        out.claimed |= {ln.no for ln in lines if _RULE.match(ln.text)}
+    if out.runs:  # perftest's rules of dashes, the one above the first title included; a server's banner
+        out.claimed |= {ln.no for ln in lines if _RULE.match(ln.text)} | _banner(lines)
     return out

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuvet.captures import cqe_status
+from gpuvet.captures import cqe_status, libmlx5_cqe
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -469,12 +469,20 @@ def parse(lines: list[Line], marks: Marks | None = None) -> VerbsParse:
             and cqe_status.LIBMLX5.search(ln.text)
             and (got := cqe_status.dumped(rows := cqe_status.rows(lines, i)))
         ):  # R6A: libmlx5's dumped error CQE
+            head = libmlx5_cqe.headline(lines, i)
             comps.append(
                 VerbsCompletion(
-                    ln.no, None, None, None, "libmlx5 (a dumped error CQE)", got[0], None, got[1], ln.text.strip()[:_TEXT]
+                    ln.no, head.host if head else None, None, None, "libmlx5 (a dumped error CQE)", got[0], None,
+                    got[1], ln.text.strip()[:_TEXT]
                 )
             )
             claimed |= {ln.no, *(r.no for r in rows)}
+        elif "got completion with error" in ln.text and (head := libmlx5_cqe.headline(lines, i)) is not None:
+            comps.append(  # R14B: its rows cut from the capture, or not one error CQE: the status not known
+                VerbsCompletion(ln.no, head.host, None, None, "libmlx5 (its CQE rows not in the capture)", 0, None,
+                                libmlx5_cqe.NOT_IN_ROWS, head.text)
+            )
+            claimed |= {ln.no, *head.rows}
         elif "dump error cqe" in ln.text and (d := _DUMP_CQE.search(ln.text)) is not None:
             dumps.append((ln, d.group("dev"), cqe_status.dumped(_rows_after(lines, i))))  # R6A: its status
             claimed.add(ln.no)

@@ -133,11 +133,12 @@ def _completion_errors(ev: Evidence) -> list[Finding]:
     groups: dict[tuple[str | None, str | None, int | None, str], list[tuple[str, UcxError]]] = {}
     hosts = {e.host for _, e in ev.captures.rdma_errors if e.host is not None}
     for label, e in ev.captures.rdma_errors:
-        groups.setdefault((e.host if len(hosts) > 1 else None, e.device, e.port, e.what), []).append((label, e))
+        groups.setdefault((e.host if len(hosts) > 1 or e.pid is None else None, e.device, e.port, e.what),
+                          []).append((label, e))  # R14B: a host no UCX bracket named (libmlx5's, a Ray worker's ip)
     out = []
     for (host, device, port, what), items in groups.items():
         label, first = items[0]
-        seen = sorted({f"{e.host}:{e.pid}" for _, e in items if e.host is not None})
+        seen = sorted({f"{e.host}:{e.pid}" for _, e in items if e.host is not None and e.pid is not None})
         nic = device if port is None else f"{device} port {port}"  # a verbs line may name no port, or no NIC
         out.append(replace(finding(_completion_cause(what, first.transport), MEDIUM, nic,
                                    nic=nic or "a NIC the log does not name", error=what, side=_side(what),

@@ -36,6 +36,7 @@ from gpuvet.backends.capture.module_lists import (
     xml_modules,
 )
 from gpuvet.backends.capture.topo_node import (
+    cut_row_notes,
     host_side_notes,
     link_notes,
     parse_topo_matrix,
@@ -197,6 +198,7 @@ class CaptureBackend(Backend):
         self._modules: list[ModuleInfo] = []
         self._nics: dict[str, Nic] = {}  # the RDMA tools' listings, one entry per device
         self._topo_nics: list[Nic] = []  # the NICs topo -m names: inventory lists them, no port state judged
+        self._run_nics: list[Nic] = []  # R14B: the devices perftest runs name: inventory lists them, nothing judged
         self._links: list[str] = []  # topo -m's cells between GPUs and devices: inventory says them
         self._software = SoftwareInfo(__version__, NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE)
         self._hosts: dict[str, None] = {}  # the hosts the files name (a bug report's uname, a prompt, NCCL's), in order
@@ -257,6 +259,7 @@ class CaptureBackend(Backend):
                 self._topo, self._matrix = topo_to_node(fc.topo, stem), fc.topo
                 self._topo_nics = topo_nics(fc.topo, label)
                 self._notes += [f"{label}: {n}" for n in host_side_notes(fc.topo, self._topo)]
+                self._notes += [f"{label}: {n}" for n in cut_row_notes(fc.topo)]  # R14B
                 self._links = [f"{label}: {n}" for n in link_notes(fc.topo)]
         listed = _listed(fc, vendor)
         if listed is not None and listed.fabric is not None and listed.fabric.devices and self._topo is None:
@@ -297,6 +300,13 @@ class CaptureBackend(Backend):
 
     def _take_nics(self, fc: capture_read.FileCapture, label: str) -> None:
         """Each RDMA device once, whichever file lists it first; a second listing is named."""
+        if fc.perftest.runs:  # R14B: perftest's header names the device it ran on
+            from gpuvet.backends.capture.perftest_nics import perftest_nics
+
+            for n in perftest_nics(fc.perftest.runs, label):
+                if n.device not in {m.device for m in self._run_nics}:
+                    self._run_nics.append(n)
+                    self._notes.append(f"{label}: {n.device}: {n.read_from}")
         for nic in fc.nics.nics:
             if nic.device in self._nics and (merged := _counters_added(self._nics[nic.device], nic)) is not None:
                 self._nics[nic.device] = merged  # a port's counters (sysfs, perfquery) beside ibstat's state
@@ -317,7 +327,8 @@ class CaptureBackend(Backend):
         """nics() and, beside them, the NICs topo -m names that no RDMA tool listed: inventory lists every NIC
         the capture names; doctor judges only those whose ports a tool read (nics())."""
         read = self.nics()
-        more = tuple(n for n in self._topo_nics if n.device not in self._nics)
+        more = tuple(n for n in (*self._topo_nics, *self._run_nics) if n.device not in self._nics)
+        more = tuple(n for i, n in enumerate(more) if n.device not in {m.device for m in more[:i]})
         if not more:
             return read
         return NicReadings((*(read.nics if read else ()), *more),

@@ -67,6 +67,28 @@ def _cut_nic_cells(topo: TopoMatrix, gpus: list[str]) -> frozenset[frozenset[str
     return frozenset(frozenset((_id(g), _id(n))) for g in gpus for n in nics if frozenset((g, n)) not in topo.cells)
 
 
+def cut_gpu_columns(topo: TopoMatrix) -> list[str]:
+    """GPUs named in the header whose own row the paste cut, that a GPU row read gives a cell to (R14B: GPU0's row
+    reads NV12 to GPU1-7). They stay out of the node drawn (a module with only some of its links read would be judged
+    as one with links down); cut_row_notes says what the rows read give them."""
+    read = [d for d in topo.devices if d.startswith("GPU")]
+    return [g for g in topo.header if re.fullmatch(r"GPU\d+", g) and g not in topo.devices
+            and any(frozenset((g, r)) in topo.cells for r in read)]
+
+
+def cut_row_notes(topo: TopoMatrix) -> list[str]:
+    """What the rows read say of the GPUs whose rows are cut (R14B), and what is not in the capture."""
+    cut = cut_gpu_columns(topo)
+    if not cut:
+        return []
+    read = [d for d in topo.devices if d.startswith("GPU")]
+    said = sorted({f"{_id(r)}-{_id(g)} {c}" for g in cut for r in read if (c := topo.cells.get(frozenset((g, r))))},
+                  key=lambda s: [int(n) for n in re.findall(r"\d+", s)])
+    return [f"topo -m: {', '.join(_id(g) for g in cut)}: rows cut; read from the rows there: {', '.join(said)}; "
+            "their other cells, host side and NICs are not in the capture (never guessed), so the matrix drawn "
+            "keeps the rows read"]
+
+
 def _columns_only(topo: TopoMatrix) -> list[str]:
     """NICs named only as columns (their rows cut away) that the GPU rows read give a cell to."""
     named = {d for pair in topo.cells for d in pair} - set(topo.devices)
@@ -141,7 +163,6 @@ def _nvlinks(topo: TopoMatrix, gpus: list[str]) -> list[Link]:
         own = {g: max(n for pair, n in counts.items() if g in pair) for g in linked}
         return [Link(_id(g), "nvswitch0", LinkKind.NVLINK, own[g], None) for g in linked]
     return [Link(_id(a), _id(b), LinkKind.NVLINK, n, None) for (a, b), n in counts.items()]
-
 
 def topo_modules(topo: TopoMatrix, node: Node) -> list[ModuleInfo]:
     """The modules inventory lists from topo -m alone: every GPU its header names (one whose row the
