@@ -227,8 +227,6 @@ KNOWN_MISSES: dict[str, str] = {
                                                            "not read (model 'unknown AMD module')",
     "gpuburn_gpuburn53_t4_init_died.txt": "the dead worker found (application_cuda_error on GPU 0, right), but the bare "
                                           "'Error:' line is filed again as a node-level application_cuda_error",
-    "ncclinfo_deepspeed4715_ibext_sharp.txt": "inventory: host ravg1040 and 4 ranks read, but NICs mlx5_0 (IB) and "
-                                              "mlx5_1 (RoCE) are not listed",
     "ncclinfo_nccl1637_2x5090_p2p_disabled_shm.txt": "inventory: the ranks on GPUs 0 and 1 are not listed (the host "
                                                      "'localhost' is read as a placeholder for any host)",
     "ncclinfo_nccl833_could_not_enable_p2p.txt": "inventory: 3 modules by CUDA device, not the 4 the lines name; "

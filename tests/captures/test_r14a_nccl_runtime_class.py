@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.helpers import doctor_text
+from tests.support.helpers import capture_json, doctor_text
 
 H = "trn-a07"
 
@@ -142,3 +142,29 @@ def test_net_ib_using_only_relaxed_ordering_names_no_ib_device(tmp_path: Path) -
     code, data = doctor_text(tmp_path, text)
     said = " ".join(s["summary"] for s in data["steps"] if s["check"] == "nccl_log")
     assert code == 0 and not _found(data) and "IB ([RO])" not in said and " on IB" not in said
+
+
+def _inventory(tmp_path: Path, text: str) -> dict[str, Any]:
+    return capture_json(tmp_path, text, "inventory")
+
+
+@pytest.mark.parametrize("lines", [
+    [_nccl(40, 0, "INFO", "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB ; OOB "
+                          "ib0:10.8.0.7<0>")],
+    # 2.0-2.2: one line per device, each process its own (a process may print them in any order)
+    [_nccl(40 + p, p, "INFO", f"NET/IB: [{d}] mlx5_{d}:1/IB") for p in (0, 1) for d in (2, 0, 3, 1)],
+])
+def test_inventory_lists_the_hcas_nccl_named_and_the_communicators_size(tmp_path: Path, lines: list[str]) -> None:
+    text = "".join(lines) + _nccl(40, 0, "INFO", "comm 0x7fd0 rank 0 nranks 8 cudaDev 0 busId 1a000 - Init COMPLETE") \
+        + _nccl(41, 1, "INFO", "comm 0x7fd1 rank 1 nranks 8 cudaDev 1 busId 1b000 - Init COMPLETE")
+    data = _inventory(tmp_path, text)
+    assert sorted(n["device"] for n in data["nics"]) == ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]
+    assert all(n["ports"] == [] and n["bus_id"] is None for n in data["nics"])  # no state invented
+    assert any("a communicator of 8 ranks" in n and "rank(s) 0, 1" in n for n in data["notes"])
+
+
+def test_inventory_lists_no_hca_where_nccl_found_none(tmp_path: Path) -> None:
+    text = (_nccl(5, 1, "INFO", "NET/IB : No device found.") +
+            _nccl(5, 1, "INFO", "NET/IB : Using [RO]; OOB eth0:192.168.69.159<0>") +
+            _nccl(5, 1, "INFO", "NET/Socket : Using [0]eth0:192.168.69.159<0>"))
+    assert not _inventory(tmp_path, text).get("nics")

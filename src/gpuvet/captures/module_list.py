@@ -90,12 +90,13 @@ def _named(lines: list[Line]) -> smi_text.SmiText | None:
 def _nccl_listing(fc: FileCapture, lines: list[Line]) -> smi_text.SmiText | None:
     """The modules an NCCL debug log names: its channels' bus ids, else its path dump's, else its processes'
     CUDA devices (issue 46, batches S and T); None where it names none."""
+    from gpuvet.captures import nccl_modules
+
     if buses := nccl_log.listing(fc.nccl_log):
         return smi_text.SmiText(modules=[SmiTextModule(bus, "") for _, bus in buses], notes=[
             f"NCCL debug log: {len(buses)} module(s) named by bus id on its channel lines inside a node (hosts: "
-            f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log"])
-    from gpuvet.captures import nccl_modules
-
+            f"{', '.join(sorted({h or 'not in the log' for h, _ in buses}))}); their model is not in the log",
+            *nccl_modules.ranks_note(lines)])  # R14A: the communicator's size
     return dumped if (dumped := nccl_modules.listing(lines, fc.nccl_log)).modules else None
 
 

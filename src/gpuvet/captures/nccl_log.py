@@ -58,7 +58,7 @@ _PREFIX_ONLY = lazy(r"^\s*(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,9}:\d{1,9}\s*$")
 # a word standing for any host in a poster's paste ('host:22337:22453 [6]'): no host's name
 _PLACEHOLDER = lazy(r"^(?:host|hostname|node|nodename|localhost|server|machine|myhost|my-?host)\d?$", re.I)
 _VERSION = lazy(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
-_NET_USING = lazy(r"^NET/(?P<net>[\w-]+)\s*:\s*Using\s+(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
+_NET_USING = lazy(r"^NET/(?P<net>[\w-]+)\s*:\s*(?:Using\s+|(?=\[\d+\] ))(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
 _NET_NONE = lazy(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
 # the job turned InfiniBand off itself: on a launcher's -x / export / env dump, or NCCL's own 'set by environment'
 IB_OFF = lazy(r"\bNCCL_IB_DISABLE(?:=| set by environment to )1\b|\bNCCL_NET=[\"']?Socket\b", re.I)
@@ -69,7 +69,7 @@ _VIA = lazy(r"\bvia NET/(?P<net>[\w-]+)")
 _PEERS = lazy(r"\b(?P<a>\d{1,6})\[[0-9a-fA-F]{1,12}\] -> (?P<b>\d{1,6})\[[0-9a-fA-F]{1,12}\]")
 
 _COMM = lazy(r"\brank (?P<rank>\d+) n[Rr]anks (?P<n>\d+)(?:.*?\bnNodes (?P<nodes>\d+))?")
-_DEVICE = lazy(r"\[\d+\]([^\s\[;]+)")
+_DEVICE = lazy(r"\[\d+\] ?([^\s\[;]+)")  # 2.0-2.2 print one a line: 'NET/IB: [2] mlx5_1:1/IB'
 _NVLS_NA = lazy(r"NVLS multicast support is not available", re.I)
 _FAILS = lazy(r"fail|error|refused|timed? ?out|unreachable|abort|invalid|cannot|could not|unable|mismatch|"
               r"neither|no route|reset by peer|closed by (?:remote )?peer|\bstatus=[1-9]|vendor err|no POLLOUT|"
@@ -573,7 +573,7 @@ def _choose(said: list[tuple[str, NetChoice]]) -> NetChoice | None:
     if not said:  # a process that named no transport
         return None
     best = min(said, key=lambda s: _RANKED.index(s[0]))[1]
-    listed = next((c.devices for _, c in said if c.transport == best.transport and c.devices), ())
+    listed = tuple(dict.fromkeys(d for _, c in said if c.transport == best.transport for d in c.devices))  # each line's
     return NetChoice(best.host, best.pid, best.transport, listed, best.line, best.basis)
 
 

@@ -17,6 +17,7 @@ from gpuvet.captures.text import Line
 _PATH_FROM = re.compile(r"^GPU/([0-9a-fA-F]{4,12})\s*:")
 _USER = re.compile(r"^(?:user|username|your-?host(?:name)?|example)$", re.I)  # a user's word put for the host
 _PATH_TO = re.compile(r"\bGPU/([0-9a-fA-F]{4,12}) \(\d")
+_RANK_OF = re.compile(r"\brank (\d{1,6}) nranks (\d{1,6})\b", re.I)  # init.cc's comm line: a rank of the communicator
 
 
 def listing(lines: list[Line], log: nccl_log.NcclLog) -> SmiText:
@@ -31,16 +32,32 @@ def listing(lines: list[Line], log: nccl_log.NcclLog) -> SmiText:
             _USER.match(h) for h in hosts):
         return SmiText()  # a masked host ('user', '<hostname>') may stand for several nodes
     where = hosts[0] if hosts else "host not in the log"
-    buses = _path_buses(said)
+    buses, ranks = _path_buses(said), _ranks(said)
     if buses:
         return SmiText(modules=[SmiTextModule(bus, "") for bus in buses], notes=[
             f"NCCL debug log: {len(buses)} module(s) named by bus id in NCCL's path dump on {where}; their model "
-            "is not in the log"])
+            "is not in the log", *ranks])
     devices = _devices(said)
-    return SmiText(modules=[SmiTextModule(f"GPU {d}", "", {"Index": str(d)}) for d in devices], notes=[
-        f"NCCL debug log: {len(devices)} module(s) named by the CUDA device of its processes' lines on {where} "
-        f"(device {', '.join(map(str, devices))}): listed by CUDA index, bus id and model not in the log"] if devices
-        else [])
+    notes = [f"NCCL debug log: {len(devices)} module(s) named by the CUDA device of its processes' lines on {where} "
+             f"(device {', '.join(map(str, devices))}): listed by CUDA index, bus id and model not in the log"]
+    return SmiText(modules=[SmiTextModule(f"GPU {d}", "", {"Index": str(d)}) for d in devices],
+                   notes=(notes if devices else []) + ranks)
+
+
+def ranks_note(lines: list[Line]) -> list[str]:
+    """The communicator's size and ranks (``_ranks``) as the log's lines say them, for a listing made elsewhere."""
+    return _ranks([at for ln in lines if "rank" in ln.text and (at := _log_line(ln)) is not None])
+
+
+def _ranks(said: list[nccl_log.LogLine]) -> list[str]:
+    """The communicator's size and the ranks the lines name ('comm 0x… rank 6 nranks 8', 2.0-2.2's 'rank 6 nranks
+    8'): how many processes the job has, whatever the excerpt shows of them (R14A)."""
+    sizes = sorted({int(m.group(2)) for at in said if (m := _RANK_OF.search(at.message))})
+    named = sorted({int(m.group(1)) for at in said if (m := _RANK_OF.search(at.message))})
+    if not sizes:
+        return []
+    return [f"NCCL debug log: a communicator of {' / '.join(map(str, sizes))} ranks (nranks); the lines name rank(s) "
+            f"{', '.join(map(str, named))}"]
 
 
 def _path_buses(said: list[nccl_log.LogLine]) -> list[str]:

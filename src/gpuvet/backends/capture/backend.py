@@ -307,6 +307,11 @@ class CaptureBackend(Backend):
                 if n.device not in {m.device for m in self._run_nics}:
                     self._run_nics.append(n)
                     self._notes.append(f"{label}: {n.device}: {n.read_from}")
+        if fc.nccl_log.choices:  # R14A: NCCL's NET/IB names the HCAs it chose
+            from gpuvet.backends.capture.nccl_nics import nccl_nics
+
+            named = {m.device for m in self._run_nics}
+            self._run_nics += [n for n in nccl_nics(fc.nccl_log, label) if n.device not in named]
         for nic in fc.nics.nics:
             if nic.device in self._nics and (merged := _counters_added(self._nics[nic.device], nic)) is not None:
                 self._nics[nic.device] = merged  # a port's counters (sysfs, perfquery) beside ibstat's state
