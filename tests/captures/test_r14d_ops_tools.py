@@ -223,3 +223,32 @@ def test_ray_status_gpus_are_the_inventory_and_nothing_is_judged(tmp_path: Path,
     assert isinstance(modules, list) and len(modules) == count
     assert {m["model"] for m in modules} == {model}
     assert _grave(capture_json(tmp_path, text)["findings"]) == []  # type: ignore[arg-type]
+
+
+NHC_RUN_OK = """\
+[root@gpu017 ~]# nhc -v
+Node Health Check starting.
+Running check:  "check_fs_mount_rw /"
+Running check:  "check_hw_ib 200"
+Running check:  "check_nv_healthmon"
+Node Health Check completed successfully (2s).
+"""
+
+
+def test_nhcs_passing_run_is_read_and_clear(tmp_path: Path) -> None:
+    data = capture_json(tmp_path, NHC_RUN_OK)
+    assert _grave(data["findings"]) == []  # type: ignore[arg-type]
+    assert "completed successfully" in str(data["notes"])
+
+
+PS_EF = """\
+UID          PID    PPID  C STIME TTY          TIME CMD
+root         812       1  0 Mar11 ?        00:00:00 /usr/bin/nvidia-persistenced --verbose
+root        4410    4000 99 10:02 pts/0    00:12:01 nvidia-smi dmon
+"""
+
+
+def test_ps_ef_prints_no_state_and_is_read_saying_so(tmp_path: Path) -> None:
+    data = capture_json(tmp_path, PS_EF)
+    assert _grave(data["findings"]) == []  # type: ignore[arg-type]
+    assert "prints no process state" in str(data["notes"])

@@ -72,19 +72,18 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
     if fc.smi is None and fc.topo is None and fc.nccl_log.lines:
         fc.smi = _nccl_listing(fc, lines)
     if fc.smi is None and fc.topo is None and not fc.amd.modules:
-        fc.smi = _named(lines)
+        fc.smi = _named(fc, lines)
     return None
 
 
-def _named(lines: list[Line]) -> smi_text.SmiText | None:
-    """The devices a scheduler's view lists (R14D: HAMi's plugin registered, ray status counts), else the module a
-    program says it runs on ('Testing using device Tesla K80'); None where neither names one."""
+def _named(fc: FileCapture, lines: list[Line]) -> smi_text.SmiText | None:
+    """The devices a scheduler's view lists where the ops layer read one (R14D: HAMi's plugin registered, ray status
+    counts), else the module a program says it runs on ('Testing using device Tesla K80'); None where none names one."""
     from gpuvet.captures import program_devices, scheduler_devices
 
-    for listing in (scheduler_devices.listing, program_devices.listing):
-        if (named := listing(lines)).modules:
-            return named
-    return None
+    if scheduler_devices.seen(fc.app_errors) and (viewed := scheduler_devices.listing(lines)).modules:
+        return viewed
+    return named if (named := program_devices.listing(lines)).modules else None
 
 
 def _nccl_listing(fc: FileCapture, lines: list[Line]) -> smi_text.SmiText | None:

@@ -24,7 +24,7 @@ from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
-WORDS = ("check_hw_", "check_nv_", "node-mark-", "returned", "NHC", "nhc")
+WORDS = ("check_hw_", "check_nv_", "node-mark-", "returned", "NHC", "nhc", "Node Health Check", "Running check:")
 _IB_DOWN = re.compile(r"\bcheck_hw_ib:\s+No IB port(?: (?P<dev>\S+))? is ACTIVE \(LinkUp(?: (?P<rate>[\d.]+) Gb/sec)?\)")
 _OFED = re.compile(r"\bcheck_hw_ib:\s+Version mismatch between kernel OFED drivers and userspace OFED libraries")
 _ETH = re.compile(r"\bcheck_hw_eth:\s+Ethernet device (?P<dev>\S+) not detected")
@@ -33,6 +33,10 @@ RETURNED = re.compile(r"\bCheck (?P<check>[A-Za-z_]\w{0,60})(?P<args>(?: [^\s:]{
 _MARKED = re.compile(r"\bnode-mark-(?:offline|online)\s+(?P<host>[A-Za-z0-9][\w.-]{0,62})\s+(?:check_\w+|\S+:)")
 _MARK_NOTE = re.compile(r"\bnode-mark-(?:offline|online):\s+(?P<said>.{1,160})$")
 _PROMPT = re.compile(r"^\s*\[?\w[\w.-]*@(?P<host>[A-Za-z0-9][\w.-]{0,62})[ :][^#$\]]*\]?[#$]")
+# nhc -v's own run (its README): 'Node Health Check starting.', 'Running check:  "check_hw_eth eth0"', 'Node Health
+# Check completed successfully (1s).': read, no fault
+_RUN = re.compile(r"^\s*(?:\S.{0,40}?\s)?(?:Node Health Check (?P<end>starting|completed successfully)\b|"
+                  r"Running check:\s+\")")
 _XIDS_FOUND = re.compile(r"\bFound XID errors?:\s*\d", re.I)
 _COUNT = re.compile(r"count", re.I)
 _EDITED = r"^\s*[<>+-]\s*.*\b{check}\b\s+(?P<n>\d+)"
@@ -66,6 +70,10 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
             out.notes.append(f"NHC: {n.group('tool')} is not installed or not runnable: the check's tool, not a GPU")
         elif (r := RETURNED.search(t)) is not None:
             _returned(lines, out, ln, r, xids)
+        elif (run := _RUN.match(t)) is not None:
+            out.claimed.add(ln.no)
+            if run.group("end") == "completed successfully":
+                _note(out, "NHC: Node Health Check completed successfully: every check it ran passed")
         elif (note := _MARK_NOTE.search(t)) is not None:
             out.claimed.add(ln.no)
             out.notes.append(f"NHC's node-mark script: {note.group('said').strip()}")

@@ -5,7 +5,7 @@ driver (``os_acquire_mutex``, ``_nv012345rm``, ``uvm_…``). It is the fact the 
 (kernel_host's driver_hung_task), seen in a snapshot: the driver is wedged and every caller blocks behind it.
 
 A listing whose GPU tasks all run or sleep normally is read (its rows claimed, a note), never refused; ``ps -ef``
-prints no state, so its rows say nothing of one."""
+prints no state, so its rows are read and said to show none."""
 
 from __future__ import annotations
 
@@ -54,16 +54,17 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     others counted), on no module (a listing names none); a listing's other rows claimed."""
     if marks is not None and not any(marks.may(w) for w in WORDS):
         return out
-    tasks = _tasks(lines, marks)
+    tasks, heads = _tasks(lines, marks)
     gpu = [t for t in tasks if _GPU_TASK.search(t.cmd.split()[0] if t.cmd.split() else "") or
            _GPU_WCHAN.match(t.wchan)]
     if not gpu:
         return out
-    out.claimed.update(t.line.no for t in tasks)
+    out.claimed.update([t.line.no for t in tasks] + heads)
     stuck = [t for t in gpu if t.stat.startswith("D")]
     if not stuck:
-        out.notes.append(f"process listing: {len(gpu)} GPU task(s) ({', '.join(_names(gpu))}), none in "
-                         "uninterruptible sleep (D)")
+        said = "none in uninterruptible sleep (D)" if all(t.stat for t in gpu) else \
+            "the listing prints no process state (ps -ef): whether one hangs is not shown"
+        out.notes.append(f"process listing: {len(gpu)} GPU task(s) ({', '.join(_names(gpu))}), {said}")
         return out
     from gpuvet.captures.kernel import KernelEvent
 
@@ -78,17 +79,20 @@ def _names(tasks: list[Task]) -> list[str]:
     return [t.cmd.split()[0].rsplit("/", 1)[-1] if t.cmd.split() else t.pid for t in tasks]
 
 
-def _tasks(lines: list[Line], marks: Marks | None) -> list[Task]:
-    """The rows of every listing: under a header its columns by name, else ps aux's row form."""
+def _tasks(lines: list[Line], marks: Marks | None) -> tuple[list[Task], list[int]]:
+    """The rows of every listing (under a header its columns by name, else ps aux's row form), and the line
+    numbers of the headers that had rows."""
     found: dict[int, Task] = {}
-    heads = [i for i in holding(lines, ("PID",), marks) if _HEADER.match(lines[i].text)]
-    for i in heads:
-        found.update((t.line.no, t) for t in _under(lines, i))
+    heads: list[int] = []
+    for i in (i for i in holding(lines, ("PID",), marks) if _HEADER.match(lines[i].text)):
+        rows = _under(lines, i)
+        found.update((t.line.no, t) for t in rows)
+        heads += [lines[i].no] if rows else []
     for i in holding(lines, _ROW_WORDS, marks):  # headerless, a row matters only as a GPU task's
         ln = lines[i]
         if ln.no not in found and (m := _AUX.match(ln.text)) is not None:
             found[ln.no] = Task(m.group("pid"), m.group("stat"), "", m.group("cmd").strip(), ln)
-    return [found[n] for n in sorted(found)]
+    return [found[n] for n in sorted(found)], heads
 
 
 def _under(lines: list[Line], head: int) -> list[Task]:
@@ -96,14 +100,16 @@ def _under(lines: list[Line], head: int) -> list[Task]:
     cols = lines[head].text.split()
     state = next((cols.index(c) for c in _STATE_COLS if c in cols), None)
     cmd = next((cols.index(c) for c in _CMD_COLS if c in cols), None)
-    if state is None or cmd is None or cmd != len(cols) - 1:
+    if cmd is None or cmd != len(cols) - 1:
         return []
     wchan = cols.index("WCHAN") if "WCHAN" in cols else None
     pid = cols.index("PID")
     rows: list[Task] = []
     for ln in lines[head + 1:]:
         parts = ln.text.split(None, len(cols) - 1)
-        if len(parts) < len(cols) or not parts[pid].isdigit() or not re.fullmatch(r"[A-Za-z<+]{1,8}", parts[state]):
+        if len(parts) < len(cols) or not parts[pid].isdigit() or (
+                state is not None and not re.fullmatch(r"[A-Za-z<+]{1,8}", parts[state])):
             break
-        rows.append(Task(parts[pid], parts[state], parts[wchan] if wchan is not None else "", parts[cmd].strip(), ln))
+        rows.append(Task(parts[pid], parts[state] if state is not None else "", parts[wchan] if wchan is not None
+                         else "", parts[cmd].strip(), ln))
     return rows

@@ -50,7 +50,7 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
              # R14D (captures/scheduler_devices.py, nhc_checks.py; their WORDS): HAMi's registered devices, ray status,
              # NHC's hardware checks and its 'Check … returned' lines
              "nvml registered device", "start working on the devices", "node(s) with resources", "Autoscaler status",
-             "Cluster status", "check_hw_", "check_nv_", "node-mark-",
+             "Cluster status", "check_hw_", "check_nv_", "node-mark-", "Node Health Check", "Running check:",
              # R9C (captures/health_events.py, its WORDS): NVSentinel's health monitors
              "health-monitor", "\"isHealthy\"", "nvsentinel",
              # R5B (captures/exporter_text.py, its MARKS): a non-GPU exporter's Prometheus text

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from gpuvet.captures.app_errors import AppErrorsParse
-from gpuvet.captures.marks import Marks
+from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.records import UNNAMED, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import MAX_MODULES, Line
@@ -32,6 +32,8 @@ _RAY_NODES = re.compile(r"^\s*(?P<n>\d{1,5}) node\(s\) with resources: (?P<res>\
 _RAY_GPU = re.compile(r"'GPU':\s*(?P<gpus>\d+(?:\.\d+)?)")
 _RAY_TYPE = re.compile(r"'accelerator_type:(?P<type>[\w.-]{1,40})'")
 _RAY_USAGE = re.compile(r"^\s*[\d.]+/(?P<total>\d+(?:\.\d+)?) (?P<what>GPU|accelerator_type:(?P<type>[\w.-]{1,40}))\s*$")
+_NOTED = ("HAMi device plugin:", "ray status:")  # read's notes, by which seen() knows it found a view
+_FIND = ("registered device", "start working on the devices", "node(s) with resources", "MemoryScaling=", "status: ")
 _BLOCK = 60  # lines: a ray status block's Resources follow its head within these
 _RAY_HEAD = re.compile(r"={3,} (?:Autoscaler|Cluster) status: ")
 
@@ -56,25 +58,28 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
                     or _SCALING.search(ln.text) or (ray and (_RAY_NODES.match(ln.text) or _RAY_HEAD.search(ln.text)
                                                              or _RAY_USAGE.match(ln.text)))}
     if hami:
-        out.notes.append(f"HAMi device plugin: {len(hami)} device(s) registered ({_said(hami)})")
+        out.notes.append(f"{_NOTED[0]} {len(hami)} device(s) registered ({_said(hami)})")
     if ray:
-        out.notes.append(f"ray status: {len(ray)} GPU(s) in the cluster's resources ({_said(ray)}); no bus id, "
+        out.notes.append(f"{_NOTED[1]} {len(ray)} GPU(s) in the cluster's resources ({_said(ray)}); no bus id, "
                          "Ray's count only")
+
+
+def seen(parsed: AppErrorsParse) -> bool:
+    """Whether ``read`` found a view listing GPUs in the text (its note): only then is ``listing`` asked."""
+    return any(n.startswith(_NOTED) for n in parsed.notes)
 
 
 def _relevant(lines: list[Line]) -> list[Line]:
     """The lines either view may hold: its own words', and a ray status block's (its head to its next blank gap)."""
-    out: list[Line] = []
-    block = 0
-    for ln in lines:
-        t = ln.text
-        if any(w in t for w in WORDS):
-            out.append(ln)
-            block = _BLOCK if "status: " in t else block
-        elif block:
-            out.append(ln)
-            block -= 1
-    return out
+    joined = "\n".join(ln.text for ln in lines)  # one search per word of the whole text first: most hold none
+    present = tuple(w for w in _FIND if w in joined)
+    del joined
+    keep: set[int] = set()
+    for i in holding(lines, present) if present else ():
+        keep.add(i)
+        if "status: " in lines[i].text:
+            keep.update(range(i + 1, min(i + 1 + _BLOCK, len(lines))))
+    return [lines[i] for i in sorted(keep)]
 
 
 def listing(lines: list[Line]) -> SmiText:
