@@ -227,3 +227,21 @@ def test_rocm_smi_names_the_partitions_and_judges_no_silent_one_dead(tmp_path: P
     assert "GPU[0] NPS1/CPX partition 0" in notes and "GPU[1] (partition 1), GPU[2] (partition 2)" in notes
     code, doc = _run("doctor", tmp_path, CPX, capsys)
     assert code == 0 and not [f for f in doc["findings"] if f["severity"] in ("warn", "critical")]
+
+
+# --- neuron-ls: each device's NeuronCores said ----------------------------------------------------------------
+NEURON_LS = """instance-type: trn1.2xlarge
+instance-id: i-0a1b2c3d4e5f60718
++--------+--------+--------+---------+
+| NEURON | NEURON | NEURON |   PCI   |
+| DEVICE | CORES  | MEMORY |   BDF   |
++--------+--------+--------+---------+
+| 0      | 2      | 32 GB  | 00:1e.0 |
++--------+--------+--------+---------+
+"""
+
+
+def test_neuron_ls_says_each_devices_neuron_cores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, inv = _run("inventory", tmp_path, NEURON_LS, capsys)
+    assert code == 0 and [m["model"] for m in inv["modules"]] == ["AWS Trainium"]
+    assert "NeuronCores ND 0: 2" in _notes(inv)

@@ -291,6 +291,7 @@ def _neuron_ls(lines: list[Line], out: ListedParse) -> None:
     kind = next((n for ln in lines if "instance" in ln.text for t, n in _NEURON_NAMES if t in ln.text.lower()),
                 "AWS Neuron device")
     columns: list[str] = []
+    cores: list[str] = []  # R14C: each device's NeuronCores, said (the inventory has no column for them)
     for i, ln in enumerate(lines):
         cells = [c.strip() for c in _cells(ln.text)]
         if cells and cells[0] == "NEURON" and i + 1 < len(lines):
@@ -300,12 +301,14 @@ def _neuron_ls(lines: list[Line], out: ListedParse) -> None:
         elif columns and len(cells) == len(columns) and cells[0].isdigit():
             row = dict(zip(columns, cells, strict=True))
             out.modules.append(_neuron_module(row, kind))
+            cores.append(f"ND {row.get('NEURON DEVICE', '?')}: {row.get('NEURON CORES') or 'n/a'}")
             out.claimed.add(ln.no)
         elif columns and (ln.text.strip().startswith(("+", "|")) or "instance-" in ln.text):
             out.claimed.add(ln.no)
     if out.modules and NEURON_LS not in out.kinds:
         out.kinds.append(NEURON_LS)
-        out.notes.append(f"neuron-ls: {len(out.modules)} Neuron device(s) read ({kind})")
+        out.notes.append(f"neuron-ls: {len(out.modules)} Neuron device(s) read ({kind}; NeuronCores "
+                         f"{', '.join(cores[:16]) or 'not printed'})")
 
 
 def _neuron_module(row: dict[str, str], kind: str) -> ListedModule:

@@ -205,7 +205,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
     nvidia_stack.relabel(lines, out)  # R6B: NVML's init words, CUDA after a resume, NVML after an update
     container_layer.framed(out, lines, out.claimed, marks)  # IGC: NVML's and nvidia-smi's words in a container
     _one_module(lines, out)
-    out.errors = stack_probes.kept(out.errors, lines, out.notes)  # AGX1: another vendor's probe
+    out.errors = mgmt_status.echoes(stack_probes.kept(out.errors, lines, out.notes))  # AGX1; R14C: xpumd's echo
     if out.errors:
         kinds = ", ".join(dict.fromkeys(e.kind for e in out.errors))
         out.notes.append(f"application/runtime error lines: {len(out.claimed)} read ({kinds})")

@@ -47,6 +47,7 @@ _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # XR1: ibstat's and ibv_devinfo's port fields quoted alone (their own words: 'State: Active', 'PORT_ACTIVE')
     ("ibstat/ibv_devinfo", lazy(r"^(?:State|Physical state):\s+(?:Active|Down|Initializing|Armed|LinkUp|Polling|"
                                 r"Disabled)\b|\bPORT_(?:ACTIVE|DOWN|INIT|ARMED)\b|\bphys_state:\s+LINK_")),
+    ("Intel XPU Manager", lazy(r"\bxpumd\b|\bXPU Manager:\s|\bXPUM: |\bxpum\w*::")),  # R14C: xpumd's own log
     ("ROCm RDC", lazy(r"\bRdc[A-Z]\w*\.(?:cc|cpp|h)\(\d+\)|\brdcd\b|\bRDC_FI_\w+")),
     ("NVIDIA DCGM", lazy(r"\bDCGM_\w+|\bdcgmi?\b|\bnv-hostengine\b")),
     ("FreeBSD drm-kmod", lazy(r"^drmn\d+: |\bdrm-(?:\d+-)?kmod\b")),

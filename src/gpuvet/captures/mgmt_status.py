@@ -5,12 +5,16 @@ a binding's exception class (pynvml's ``NVMLError_GpuIsLost``, pyhlml's ``HLMLEr
 words for an init that failed ('LevelZeroInitializationException', 'Failed to initialize HLML'). Each form is read as
 the enum's name is: the alternatives here widen app_errors' kinds (knowledge/api_errors.yaml's class of the name, or
 the specific kind that reads that name first), so a number means what its name means. A code whose class is none
-(success, Not Supported, a call the user's rights refuse) is claimed as read and makes no finding (NONE)."""
+(success, Not Supported, a call the user's rights refuse) is claimed as read and makes no finding (NONE). R14C: the
+tool's init words after a line that printed the init's result are that result's echo (``echoes``)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from string import capwords
 
+from gpuvet.captures.records import AppError
 from gpuvet.knowledge.api_errors import CLASSES, NONE, api_table
 
 # nvmlReturn_t (NVIDIA/go-nvml pkg/nvml/nvml.h, NVML 12.x): number -> name
@@ -100,7 +104,7 @@ _SAID = (
 # codes other than 15 say nothing of which fault it was and are left to the kernel log
 _NVML_MINER = _NVML + r"(?![^\n]{0,80}?\bGPU\s?#\d)"
 _NVML_INIT = r"(?:\bnvml_?init\w*|\binit(?:iali[sz]e)? NVML\b|\bNVML init)"
-_ZE = r"(?:\bze[A-Z]\w*|\bLevel ?Zero\b)"
+_ZE = r"(?:(?:\b\w+::\w+\s+)?\bze[A-Z]\w*|\bLevel ?Zero\b)"  # R14C: xpumd's 'GPUDeviceStub::init zeInit …' too
 _RSMI = r"(?:\bROCm SMI\b|\brsmi_\w+(?:\(\))?)\s+(?:returned|failed(?:\s+with)?)\s*:?\s*(?:code\s*)?"
 
 
@@ -136,11 +140,13 @@ _CALLS = {
     "AMDSMI_STATUS_": r"\bamdsmi_\w*(?:\(\))?[^\n]{0,120}?\b",
     "HLML_ERROR_": r"\bhlml_\w*(?:\(\))?[^\n]{0,120}?\b",
 }
+# R14C: a zeInit line printing a code ZE_CODES names is read by that code's class (_forms), not as 'uninitialised'
+_KNOWN_CODE = rf"(?!\s*:?\s*(?:0x)?(?:{'|'.join(f'{c:08x}' for c in ZE_CODES)})\b)"
 _WORDS = (  # the tools' own words for an init that failed: xpumd's and xpu-smi's (intel/xpumanager), hl-smi's, amd-smi's
     (
         "ZE_RESULT_ERROR_UNINITIALIZED",
         r"(?:\bxpum\w*\s+)?\bLevelZeroInitializationException|\bLevel Zero Initiali[sz]ation "
-        r"Error|(?:\b\w+::\w+\s+)?\bzeInit (?:error|failed)\b(?!\s*:\s*ZE_RESULT_)|"
+        r"Error|(?:\b\w+::\w+\s+)?\bzeInit (?:error|failed)\b(?!\s*:\s*ZE_RESULT_)" + _KNOWN_CODE + "|"
         # R5A: xpumcli/xpu-smi finding xpumd not ready (intel/xpumanager): its Level Zero init or the daemon itself
         r"\bXPUM Service Status Error\b",
     ),
@@ -228,3 +234,22 @@ KEY_WORDS = (
     "error_no_data",
     "error_not_ready",
 )
+
+
+# R14C: Intel XPU Manager's words for a Level Zero init that failed (xpumd's 'xpumInit LevelZeroInitializationException',
+# xpu-smi's 'Level Zero Initialization Error'), and a zeInit line that printed the init's result before them
+_ZE_ECHO = re.compile(r"\bLevelZeroInitializationException\b|\bLevel Zero Initiali[sz]ation Error\b", re.I)
+_ZE_RESULT = re.compile(r"\bzeInit\w*\b[^\n]{0,40}?(?:\bZE_RESULT_ERROR_\w+|\b(?:0x)?7[0-9a-f]{7}\b)", re.I)
+
+
+def echoes(errors: list[AppError]) -> list[AppError]:
+    """``errors`` less the exception lines that follow a zeInit line printing its result, counted on that line: the
+    daemon's exception is the result's echo, never a second cause (alone, with no result above it, it stays)."""
+    results = [k for k, e in enumerate(errors) if e.kind.startswith("ze_api_") and _ZE_RESULT.search(e.text)]
+    out, dropped = list(errors), set()
+    for k, e in enumerate(errors):
+        before = [r for r in results if errors[r].line < e.line]
+        if k not in results and e.kind.startswith("ze_api_") and _ZE_ECHO.search(e.text) and before:
+            out[before[-1]] = replace(out[before[-1]], times=out[before[-1]].times + e.times)
+            dropped.add(k)
+    return [e for k, e in enumerate(out) if k not in dropped]

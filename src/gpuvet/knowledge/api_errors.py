@@ -11,7 +11,8 @@ from importlib import resources
 
 from gpuvet.knowledge.package_yaml import load_package_yaml
 
-CLASSES = ("lost", "hardware", "driver", "resources", "application")  # the classes that make a finding, in this order
+# the classes that make a finding, in this order (R14C: configuration, an optional component missing)
+CLASSES = ("lost", "hardware", "driver", "resources", "application", "configuration")
 NONE = "none"  # success, not ready yet, or an absent feature: no finding
 
 
