@@ -65,6 +65,14 @@ def test_libmlx5_rows_cut_says_status_not_in_the_capture(tmp_path: Path, capsys:
     assert code == 1 and "flushed request and a transport retry exceeded" in evidence
 
 
+def test_libmlx5_rows_set_apart_by_blank_lines_are_decoded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = "\n\n".join(["00000000 00000000 00000000 00000000"] * 3 + ["00000000 00008716 0a001f8e 000027d2"])
+    code, found = _findings(tmp_path, f"mlx5: n12-3: got completion with error:\n\n{rows}\n", capsys)
+    evidence = json.dumps(found)  # syndrome 0x16 in a requester's error CQE: RNR retry exceeded, the peer not ready
+    assert code == 1 and "status 13" in evidence and "syndrome 0x16 vendor 0x87" in evidence
+    assert "the peer was not ready" in evidence and "path to the peer" not in evidence
+
+
 def test_quoted_words_in_prose_are_no_completion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = ('I looked at the hex dump following "got completion with error" in my log and cannot decode it.\n'
             "Any idea what the vendor syndrome means?")
@@ -186,8 +194,9 @@ PLOG = "\n".join([
 ])
 
 
-def test_hccl_plog_failures_name_their_device(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, found = doctor_triples(PLOG, tmp_path, capsys)
+@pytest.mark.parametrize("plog", [PLOG, PLOG.replace("device[5]", "device[5] num[1]")])  # the older print's num[]
+def test_hccl_plog_failures_name_their_device(plog: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, found = doctor_triples(plog, tmp_path, capsys)
     assert ("collective_link_failed", "warn", "10.0.4.5 (rank 5) Ascend device 5") in found, found
 
 

@@ -8,9 +8,9 @@ and a transport retry exceeded (and ODP page faults): the line alone says the re
 
 A paste often keeps the first line and loses the rows (a log cut where the poster stopped): the completion is still
 one failed transfer on that host's mlx5 NIC, its status not in the capture (cqe_status.dumped decodes it where the
-rows are there). A sentence that quotes the words (``the hex dump following "got completion with error"``) is no
-print of the provider: only the provider's own line (``mlx5: <host>: `` before the words, nothing after them) is
-read, at the start of a line or quoted at the end of a poster's sentence."""
+rows are there, blank lines a paste set between them skipped). A sentence that quotes the words (``the hex dump
+following "got completion with error"``) is no print of the provider: only the provider's own line (``mlx5:
+<host>: `` before the words, nothing after them) is read, at the start of a line or quoted at a sentence's end."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class Headline:
 
     line: int
     host: str | None  # the hostname libmlx5 printed; None for 'host_unknown'
-    rows: tuple[int, ...]
+    rows: tuple[Line, ...]
     text: str
 
 
@@ -42,10 +42,10 @@ def headline(lines: list[Line], i: int) -> Headline | None:
     ln = lines[i]
     if "got completion with error" not in ln.text or (m := _HEAD.search(ln.text)) is None:
         return None
-    rows: list[int] = []
-    for nxt in lines[i + 1 : i + 5]:
-        if _ROW.match(nxt.text) is None:
+    rows: list[Line] = []
+    for nxt in lines[i + 1 : i + 9]:  # a paste may set a blank line between the rows (markdown's paragraphs)
+        if len(rows) == 4 or (nxt.text.strip() and _ROW.match(nxt.text) is None):
             break
-        rows.append(nxt.no)
+        rows += [nxt] if nxt.text.strip() else []
     host = m.group("host")
     return Headline(ln.no, None if host == UNKNOWN_HOST else host, tuple(rows), ln.text.strip()[:240])

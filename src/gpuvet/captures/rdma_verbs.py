@@ -420,6 +420,16 @@ def _dumped(ln: Line, dev: str, got: tuple[int, str] | None) -> VerbsCompletion:
     )
 
 
+def _libmlx5(head: libmlx5_cqe.Headline) -> VerbsCompletion:
+    """libmlx5's completion error whose rows cqe_status.rows did not take: decoded from the rows the paste kept
+    (blank lines between them), else its status not in the capture."""
+    if (got := cqe_status.dumped(list(head.rows))) is not None:
+        return VerbsCompletion(head.line, head.host, None, None, "libmlx5 (a dumped error CQE)", got[0], None, got[1],
+                               head.text)
+    return VerbsCompletion(head.line, head.host, None, None, "libmlx5 (its CQE rows not in the capture)", 0, None,
+                           libmlx5_cqe.NOT_IN_ROWS, head.text)
+
+
 def _rows_after(lines: list[Line], i: int) -> list[Line]:
     """The hex rows of a dumped CQE under its line (four 16-byte rows; a few more kept if the dump is longer)."""
     rows = []
@@ -478,11 +488,8 @@ def parse(lines: list[Line], marks: Marks | None = None) -> VerbsParse:
             )
             claimed |= {ln.no, *(r.no for r in rows)}
         elif "got completion with error" in ln.text and (head := libmlx5_cqe.headline(lines, i)) is not None:
-            comps.append(  # R14B: its rows cut from the capture, or not one error CQE: the status not known
-                VerbsCompletion(ln.no, head.host, None, None, "libmlx5 (its CQE rows not in the capture)", 0, None,
-                                libmlx5_cqe.NOT_IN_ROWS, head.text)
-            )
-            claimed |= {ln.no, *head.rows}
+            comps.append(_libmlx5(head))  # R14B: its rows apart, cut from the capture, or no error CQE
+            claimed |= {ln.no, *(r.no for r in head.rows)}
         elif "dump error cqe" in ln.text and (d := _DUMP_CQE.search(ln.text)) is not None:
             dumps.append((ln, d.group("dev"), cqe_status.dumped(_rows_after(lines, i))))  # R6A: its status
             claimed.add(ln.no)
@@ -499,6 +506,10 @@ def parse(lines: list[Line], marks: Marks | None = None) -> VerbsParse:
 
 
 _SIDES = (
+    (
+        ("rnr retry",),  # R14B: before 'retry counter exceeded', which its words hold too
+        "the peer was not ready: it had no receive posted in time (its process slow, stalled or gone), not the link",
+    ),
     (
         ("retry counter exceeded", "retry count exceeded", "response timeout"),
         "the path to the peer: its requests were never acknowledged (the link, the switch port, the peer's port or node)",
