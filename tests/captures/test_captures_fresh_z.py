@@ -270,13 +270,6 @@ KNOWN_MISSES: dict[str, str] = {
     "npusmi_vllmascend2712_310p_pp_hccl.txt": (
         "inventory: both 310P3 NPUs by bus id (right), but npu-smi 25.2.0 is not recorded"
     ),
-    "rocminfo_aiter179_mi250x_agent16.txt": (
-        "inventory: MI250X/MI250 and its UUID read, but BDFID 37632 is not turned into 0000:93:00.0, and gfx90a, ROCk "
-        "6.10.5, runtime 1.14 not said"
-    ),
-    "rocminfo_rocm1088_out_of_resources.txt": "inventory: the CPU agent Ryzen 5 1600X said, runtime 1.1 not",
-    "rocminfo_aomp49_gfx900_arch.txt": "inventory: the CPU agent Ryzen 7 1800X said, runtime 1.1 not",
-    "rocminfo_rocm6380_gfx9_apu_rocm72.txt": "inventory: the CPU agent Ryzen 3 3250U said, runtime 1.18 / ext 1.15 not",
     "sysfs_stackhpc988_ib_ports_edr.txt": (
         "inventory: mlx5_0/mlx5_1 named, but the sysfs state, phys_state and rate lines (ACTIVE, LinkUp, 100 Gb/sec 4X "
         "EDR) are not read"

@@ -126,6 +126,7 @@ def test_rocminfo_names_the_driver_gfx_target_compute_units_and_bus(tmp_path: Pa
     assert [m["bus_id"] for m in inv["modules"]] == ["0000:03:00.0", "0000:04:00.0"]
     notes = _notes(inv)
     assert "gfx90a, 104 compute units" in notes and "ROCk module 6.8.5" in notes
+    assert "HSA Runtime Version 1.14, Runtime Ext Version 1.6" in notes  # its system attributes said too
     assert _run("doctor", tmp_path, ROCMINFO, capsys)[1]["findings"] == []
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.marks import holding
 from gpuvet.captures.runtime_devices import RuntimeDevice, vendor_of
 from gpuvet.captures.text import Line
 
@@ -18,6 +19,7 @@ WORDS = ("Board name:", "Device Topology:", "Max compute units:", "CL_DEVICE_NAM
 _AMD_KV = re.compile(r"^\s*(Device Type|Vendor ID|Board name|Device Topology|Max compute units|Global memory size|"
                      r"Name|Vendor|Driver version):\s+(\S.{0,160}?)\s*$")
 _AMD_OWN = ("Board name", "Device Topology", "Max compute units")  # rows AMD's clinfo prints, posters' prose never
+_AMD_WORDS = tuple(f"{k}:" for k in _AMD_OWN)
 _TOPOLOGY = re.compile(r"PCI\[\s*B#(\d{1,3}),\s*D#(\d{1,2}),\s*F#(\d)\s*\]")
 # --raw: '[AMD/0]  CL_DEVICE_NAME  gfx1030'; --json: '"CL_DEVICE_NAME" : "gfx1030"' (clinfo.c's raw and JSON keys)
 _RAW = re.compile(r"^\s*\[([\w.-]{1,24})/(\d{1,3})\]\s+(CL_\w+)\s+(\S.{0,200}?)\s*$")
@@ -32,7 +34,9 @@ _RAW_KEYS = {"CL_DEVICE_NAME": "Name", "CL_DEVICE_BOARD_NAME_AMD": "Board name",
 def read(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
     """The GPUs of AMD's clinfo, then of clinfo --raw, then of --json (the first form the file holds), and the
     lines read."""
-    for form in (_amd, _raw, _json):
+    for form, words in ((_amd, _AMD_WORDS), (_raw, ("CL_DEVICE_",)), (_json, ('"CL_DEVICE_',))):
+        if not holding(lines, words):  # a form's own words, else none of its lines is tested (issue 43)
+            continue
         devices, claimed = form(lines)
         if claimed:
             return devices, claimed

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedModule, ListedParse
 from gpuvet.captures.text import Line
 
@@ -19,6 +20,8 @@ MAX_CHIPS = 4096
 
 def read(lines: list[Line], out: ListedParse) -> None:
     """The chips under each -m header (rows until the first line that is not one), claimed and listed in ``out``."""
+    if not holding(lines, ("Chip Logic ID",)):  # its header's words, else no line is tested (issue 43)
+        return
     found: list[ListedModule] = []
     logic: list[str] = []
     others: list[str] = []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from gpuvet.captures.marks import holding
 from gpuvet.captures.records import ListedParse, SmiProcess
 from gpuvet.captures.text import Line
 
@@ -20,6 +21,8 @@ _BREAK = re.compile(r"^\s*\|\s*(?:NPU\s+Name|NPU\s+Chip\s*\|\s*Bus-Id)")  # anot
 def read(lines: list[Line], out: ListedParse) -> set[int]:
     """The process rows under each process header, claimed; returns their lines. Put on the chips once they are
     listed (``attach``)."""
+    if not holding(lines, ("Process id",)):  # its header's words, else no line is tested (issue 43)
+        return set()
     rows: set[int] = set()
     under = False
     for ln in lines:

@@ -66,8 +66,7 @@ def read(lines: list[Line], out: ListedParse) -> None:
     out.modules += found
     out.kinds.append(TOOL)
     rocminfo_agent.said(lines, out)
-    out.notes.append(f"rocminfo: {len(found)} GPU agent(s) listed ({'; '.join(said)}); it prints no memory size"
-                     + (f"; driver {out.driver}" if out.driver else ""))
+    out.notes.append(f"rocminfo: {len(found)} GPU agent(s) listed ({'; '.join(said)}); it prints no memory size")
 
 
 def read_cpu_only(lines: list[Line], out: ListedParse) -> None:

@@ -22,6 +22,8 @@ _ROCM_SMI_V = lazy(r"\bROCM-SMI version:\s*(\S{1,40})|\bROCM-SMI-LIB version:\s*
 # the 'HSA System Attributes' block's own keys (rocminfo.cc's system attributes, every version's spelling)
 _SYSTEM = lazy(r"^\s*(Runtime Version|Runtime Ext Version|System Timestamp Freq\.|Sig\. Max Wait Duration|"
                r"Machine Model|System Endianness|Mwaitx|DMAbuf Support|XNACK enabled|VMM Support):\s+(\S.*?)\s*$")
+_SYSTEM_WORDS = ("Runtime ", "System Timestamp", "Sig. Max", "Machine Model", "System Endianness", "Mwaitx", "DMAbuf",
+                 "XNACK enabled", "VMM Support")
 _RULE = lazy(r"^\s*=+\s*$|^\s*HSA System Attributes\s*$")
 MARKERS = ("HSA System Attributes", "module version", "module is loaded")
 _AGENT_END = lazy(r"^\s*\*{3,}\s*$|^\s*Agent \d{1,3}\s*$")
@@ -70,10 +72,18 @@ def bus(bdfid: str | None) -> str | None:
 
 
 def said(lines: list[Line], out: ListedParse) -> None:
-    """The driver line of a listing read: the driver kept (the inventory's), its line claimed."""
+    """The driver line and the system attributes of a listing read: the driver kept (the inventory's), both said
+    in a note, their lines claimed."""
     if (d := driver(lines)) is not None:
         out.driver = out.driver or d[0]
         out.claimed.add(d[1])
+    system = {m.group(1): (lines[i].no, m.group(2)) for i in holding(lines, ("Runtime ",))  # only the lines
+              if (m := _SYSTEM.match(lines[i].text)) is not None}  # holding the words (issue 43: no walk)
+    out.claimed |= {no for no, _ in system.values()}
+    runtime = [f"{key} {system[key][1]}" for key in ("Runtime Version", "Runtime Ext Version") if key in system]
+    if d is not None or runtime:
+        out.notes.append(f"rocminfo: driver {d[0] if d else 'line not in the paste'}; HSA "
+                         + (", ".join(runtime) if runtime else "runtime version not in the paste"))
 
 
 def read_head(lines: list[Line], out: ListedParse) -> None:
@@ -81,16 +91,17 @@ def read_head(lines: list[Line], out: ListedParse) -> None:
     and runtime version said, `rocm-smi -V`'s versions beside it read too; only where nothing else was listed."""
     if out.modules or TOOL in out.kinds:
         return
-    system = [(ln.no, m.group(1), m.group(2)) for ln in lines if (m := _SYSTEM.match(ln.text)) is not None]
+    system = [(lines[i].no, m.group(1), m.group(2)) for i in holding(lines, _SYSTEM_WORDS)
+              if (m := _SYSTEM.match(lines[i].text)) is not None]  # only the lines holding its words (issue 43)
     found = driver(lines)
     if found is None or not system:
         return
-    smi = [(ln.no, f"ROCM-SMI{'-LIB' if m.group(2) else ''} {m.group(1) or m.group(2)}") for ln in lines
-           if "ROCM-SMI" in ln.text for m in _ROCM_SMI_V.finditer(ln.text)]
+    smi = [(lines[i].no, f"ROCM-SMI{'-LIB' if m.group(2) else ''} {m.group(1) or m.group(2)}")
+           for i in holding(lines, ("ROCM-SMI",)) for m in _ROCM_SMI_V.finditer(lines[i].text)]
     versions = [v for _, v in smi]
     out.driver = out.driver or found[0]
     out.claimed |= {found[1]} | {no for no, _, _ in system} | {no for no, _ in smi}
-    out.claimed |= {ln.no for ln in lines if _RULE.match(ln.text)}
+    out.claimed |= {lines[i].no for i in holding(lines, ("==", "HSA System Attributes")) if _RULE.match(lines[i].text)}
     out.kinds.append(TOOL)
     runtime = next((v for _, k, v in system if k == "Runtime Version"), "not shown")
     out.notes.append(f"rocminfo: its head only (driver {found[0]}, HSA runtime {runtime}"
