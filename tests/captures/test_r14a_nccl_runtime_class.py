@@ -168,3 +168,26 @@ def test_inventory_lists_no_hca_where_nccl_found_none(tmp_path: Path) -> None:
             _nccl(5, 1, "INFO", "NET/IB : Using [RO]; OOB eth0:192.168.69.159<0>") +
             _nccl(5, 1, "INFO", "NET/Socket : Using [0]eth0:192.168.69.159<0>"))
     assert not _inventory(tmp_path, text).get("nics")
+
+
+_TORCH = ("Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n    dist.barrier()\n"
+          "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.cpp:94, "
+          "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+          "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. \n"
+          "Last error:\n")
+
+
+@pytest.mark.parametrize("last", [
+    "Error while creating shared memory segment /dev/shm/nccl-cjY8K5 (size 10617216), error: No space left on "
+    "device (28)",
+    "Net : Socket creation failed : Address family not supported by protocol",
+])
+def test_a_frameworks_report_of_the_jobs_setting_is_that_setting_once(tmp_path: Path, last: str) -> None:
+    code, data = doctor_text(tmp_path, _TORCH + last + "\n")
+    assert {c: s for (c, _), s in _found(data).items()} == {"collective_job_config": "info"} and code == 0
+
+
+def test_a_frameworks_report_of_a_socket_connect_keeps_its_severity(tmp_path: Path) -> None:
+    code, data = doctor_text(tmp_path, _TORCH + "socketStartConnect: Connect to 10.0.0.5<51234> failed : Software "
+                                                "caused connection abort\n")
+    assert "critical" in set(_found(data).values()) and code == 1

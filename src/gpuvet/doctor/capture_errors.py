@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gpuvet.captures.records import AppError, DcgmHealthIncident
 from gpuvet.checks.model import Json
-from gpuvet.doctor import dcgm_findings, p2p_pcie, smi_state
+from gpuvet.doctor import dcgm_findings, nccl_followers, p2p_pcie, smi_state
 from gpuvet.doctor.capture_failures import BRIDGED_CARDS, as_quoted
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.fryer_peers import fryer_findings
@@ -284,7 +284,9 @@ _FRAMEWORK_NCCL = {"nccl_timeout", "nccl_first_timeout", "nccl_error", "nccl_cud
 
 def _after_warn(ev: Evidence, found: list[Finding]) -> list[Finding]:
     """A framework's collective error (a watchdog timeout, 'NCCL error in: …') in a file whose NCCL/RCCL log has a
-    failed WARN above it points at that WARN: the library's first failure is the cause the framework only reports."""
+    failed WARN above it (or quoted right under it: PyTorch's 'Last error:') points at that WARN: the library's first
+    failure is the cause the framework only reports; where that WARN is the job's configuration (R14A) the
+    framework's line is the same fact, said once by the library's finding."""
     first = {label: min(log.failures, key=lambda f: f.at.line).at for label, log in ev.captures.nccl_logs
              if log.failures and log.libs != ["HCCL"]}
     out = []
@@ -293,8 +295,11 @@ def _after_warn(ev: Evidence, found: list[Finding]) -> list[Finding]:
         kinds = {str(f.evidence.get("kind")), *(map(str, listed) if isinstance(listed, list) else ())}
         warn = first.get(str(f.evidence.get("file")))
         line = f.evidence.get("line")
-        if warn is None or not kinds & _FRAMEWORK_NCCL or not isinstance(line, int) or warn.line > line:
+        if warn is None or not kinds & _FRAMEWORK_NCCL or not isinstance(line, int) or \
+                warn.line > line + nccl_followers.QUOTED_WITHIN:
             out.append(f)
+            continue
+        if nccl_followers.job_config(warn):
             continue
         out.append(replace(f, evidence={**f.evidence, "first_warn": f"line {warn.line}: {warn.text}",
                                         "read_first": "the library's first WARN above this line names the cause"}))

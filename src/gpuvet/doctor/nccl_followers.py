@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the log parser loads when a log is read (issue 43)
-    from gpuvet.captures.nccl_log import LogFailure
+    from gpuvet.captures.nccl_log import LogFailure, LogLine
 
 Groups = dict[tuple[str, str], list[tuple[str, "LogFailure"]]]
 _FOLLOW = ("init",)  # the kinds a process's bare error-return trace is read as (nccl_log._unwarned)
@@ -36,3 +36,19 @@ def fold(groups: Groups) -> tuple[Groups, dict[tuple[str, str], list[str]]]:
         cause = next((w[2] for w in warns if w[1] == first.at.host), warns[0][2])
         said.setdefault(cause, []).append(f"{key[1]}: line {first.at.line}: {first.at.text}")
     return kept, {k: v[:_KEPT] for k, v in said.items() if k in kept}
+
+
+# a framework's 'NCCL error in: …' quotes the library's last error on the lines under it (PyTorch's 'Last error:')
+QUOTED_WITHIN = 3
+JOB_CONFIG = "collective_job_config"
+
+
+def job_config(at: LogLine) -> bool:
+    """The failure's WARN is of a family whose cause is the job's own configuration (knowledge/nccl_warns.yaml): a
+    framework's report of it ('DistBackendError: NCCL error … unhandled system error') is the same fact, no fault
+    of its own."""
+    from gpuvet.captures.nccl_warns import family
+    from gpuvet.knowledge import nccl_warn_family
+
+    fam = family(at.message, at.source)
+    return fam is not None and nccl_warn_family(fam.name).cause == JOB_CONFIG
