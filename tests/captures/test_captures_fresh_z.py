@@ -267,9 +267,6 @@ KNOWN_MISSES: dict[str, str] = {
         "inventory: battlemage at 0000:01:00.0 with GuC/HuC (right), but the 12 GiB of VRAM ('Actual physical size "
         "0x300000000') not read"
     ),
-    "npusmi_vllmascend2712_310p_pp_hccl.txt": (
-        "inventory: both 310P3 NPUs by bus id (right), but npu-smi 25.2.0 is not recorded"
-    ),
     "sysfs_stackhpc988_ib_ports_edr.txt": (
         "inventory: mlx5_0/mlx5_1 named, but the sysfs state, phys_state and rate lines (ACTIVE, LinkUp, 100 Gb/sec 4X "
         "EDR) are not read"

@@ -65,8 +65,8 @@ def test_one_modules_err_beside_peers_that_read_is_that_modules_warn(tmp_path: P
     unread = pair.replace("| N/A   41C", "|ERR!   41C", 1)  # REVFIX65: a peer's N/A fan is no reading of it
     assert "module_sensors_unreadable" not in {c for c, _ in capture_findings(tmp_path, unread)}
     assert "module_sensors_unreadable" not in {c for c, _ in capture_findings(tmp_path, pair)}
-    alone = smi_table(("NVIDIA L40S", 41)).replace("| N/A   41C", "|ERR!   41C", 1)  # no peer: a sensor's transient
-    assert "module_sensors_unreadable" not in {c for c, _ in capture_findings(tmp_path, alone)}
+    alone = smi_table(("NVIDIA L40S", 41)).replace("| N/A   41C", "|ERR!   41C", 1)  # R14E: no peer, its fan unread
+    assert capture_findings(tmp_path, alone).get(("module_sensors_unreadable", "0000:19:00.0")) == "warn"
 
 
 def test_the_device_handle_line_with_the_bus_id_glued_to_gpu_names_that_bus(tmp_path: Path) -> None:

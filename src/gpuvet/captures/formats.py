@@ -31,6 +31,7 @@ from gpuvet.captures import (
     ascend_errors,
     ascend_marks,
     bench,
+    bench_results,
     cuda_samples,
     dcgm,
     dcgm_health,
@@ -111,6 +112,7 @@ class FileCapture:
     app_errors: app_errors.AppErrorsParse = field(default_factory=app_errors.AppErrorsParse)  # CUDA, NVML, PyTorch
     accel: ListedParse = field(default_factory=ListedParse)  # hl-smi, habanalabs, neuron-ls, tt-smi (accel_tools)
     tool_failures: ToolFailures = field(default_factory=ToolFailures)  # a GPU tool's failure verdicts (SAFE)
+    results: bench_results.BenchResults = field(default_factory=bench_results.BenchResults)  # R14E: HPL, STREAM, …
     notes: list[str] = field(default_factory=list)
     bug_report: bool = False
     host: str | None = None  # the host the file names as its own (one syslog host, one pdsh host), else None
@@ -225,16 +227,6 @@ def _found(parse: str) -> Callable[[list[Line], str], Parsed]:
 
 def _kernel(lines: list[Line], where: str, marks: Marks) -> Parsed:
     got = kernel.parse(lines, marks)  # the words it looks for that the text lacks are not searched
-    return Parsed(got, got.claimed, found=bool(got.claimed))
-
-
-def _aer(lines: list[Line], where: str, marks: Marks) -> Parsed:
-    got = aer.parse(lines, marks)  # the words it looks for that the text lacks are not tested on each line
-    return Parsed(got, got.claimed, found=bool(got.claimed))
-
-
-def _app_errors(lines: list[Line], where: str, marks: Marks) -> Parsed:
-    got = app_errors.parse(lines, marks)  # its words searched only where some casing of them is in the text
     return Parsed(got, got.claimed, found=bool(got.claimed))
 
 
@@ -477,7 +469,7 @@ FORMATS: tuple[Format, ...] = (
            markers=("{",)),  # any keys kept, jq'd logs; read only from a line opening an object
     Format("nvidia-smi dmon", "dmon", _one(smi_text.parse_dmon), SHARED, markers=("#", "dcgmi dmon")),
     # its '# gpu …' header (dcgmi's '#Entity'), or dcgmi's command line naming the columns of rows printed without it
-    Format("kernel AER", "aer", Gated(_aer), SHARED, markers=_AER_MARKS),
+    Format("kernel AER", "aer", Gated(_marked("aer.parse")), SHARED, markers=_AER_MARKS),
     Format("device plugin, dcgm-exporter or gpud Xids", "kernel", _one("plugin_xids.parse"), SHARED, adds=True,
            markers=("XidCriticalError", "DCGM_FI_DEV_XID_ERRORS", "detected on PCI:", "detected by ", '\\"xid\\"')),
     # the monitors' Xid words, beside the kernel's (gpud's: its event text, its JSON event's escaped Xid)
@@ -541,6 +533,14 @@ FORMATS: tuple[Format, ...] = (
     Format("gpu-burn", "gpu_burn", _one(gpu_burn.parse),  # its progress, verdict, or init error (a grep keeps it alone)
            markers=("proc'd:", "Tested ", "Couldn't init a GPU test", "Initialized device")),
     Format("gpu-fryer", "gpu_burn", _found("gpu_fryer.parse"), markers=("Gflops/s",)),  # issue 46: its summary
+    # R14E: benchmarks and listings read for their figures and their own checks (captures/bench_results.py)
+    Format("HPL", "results", _found("hpl.parse"), adds=True, markers=("HPLinpack", "T/V", "||Ax-b||", "HPL-")),
+    Format("GPU STREAM", "results", _found("gpu_stream.parse"), adds=True, markers=("STREAM_", "Function")),
+    Format("intel_gpu_top", "results", _found("intel_gpu_top.parse"), adds=True,
+           markers=('"engines"', "intel-gpu-top:", "Freq MHz")),  # -J's key, the screen's header, -l's columns
+    Format("host IB port GUID listing", "results", _found("ib_guid_hosts.parse"), adds=True, markers=("VM_hostname",)),
+    Format("NVSwitch listing", "results", _aside("nvswitch_listing.parse"), ALL, adds=True,
+           markers=("nvidia-nvswitch: Probing", "NVSwitch pci bus id", "Fabric Manager version")),  # a note, no claim
     Format(MONITOR, None, _kept("monitor_tools.parse"), markers=("°C,", "'C,", "((", '"memory.total"', "# gpu", "#gpu",
            "process_name", "gpu_uuid", "gpu_bus_id", "Mem. Use", "NVITOP", '"device_name"')),  # issue 46: monitor_tools
     Format("tegrastats", None, _kept("tegrastats.parse"), markers=("GR3D_FREQ", "Temp GPU")),  # R13D: + jtop stats
@@ -548,7 +548,7 @@ FORMATS: tuple[Format, ...] = (
            markers=("i915", "xe ", "xe:")),  # YX1: the drivers' healthy boot lines (their errors: the kernel log's)
     Format("Gaudi, Neuron or Tenstorrent tools", "accel", _listed("accel_tools.parse"),
            markers=accel_marks.ACCEL),  # R8A, R10A: tt readers' markers; R13C: XRT, amdxdna, NRT (accel_marks)
-    Format("application error lines", "app_errors", Gated(_app_errors), unmarked="its words in any case; "
+    Format("application error lines", "app_errors", Gated(_marked("app_errors.parse")), unmarked="its words in any case; "
            "its one search of the lowered text (app_errors._candidates) is its gate"),
     Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),
     Format("hccn_tool", "app_errors", _one("hccn_tool.parse"), ALL, adds=True, markers=ascend_marks.HCCN),  # ASC

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 IOMMU = "iommu_dma_fault"  # the kinds (kernel_messages.yaml) read here
 HUNG = "driver_hung_task"
 OOPS = "host_kernel_oops"  # R7B: the kernel itself crashed outside any GPU driver's code
-KINDS = (IOMMU, HUNG, OOPS)
+OOM = "host_oom_kill"  # R14E: the OOM killer's kills (captures/kernel_oom.py reads them): the host's memory
+KINDS = (IOMMU, HUNG, OOPS, OOM)
 _HEAD = 1000  # characters of a line searched
 _BDF = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _GPU_PREFIX = re.compile(r"(?:^|[\s\]:])(?:nvidia|amdgpu|i915|xe) (" + _BDF + r"): ")

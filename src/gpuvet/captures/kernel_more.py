@@ -22,6 +22,7 @@ from gpuvet.captures import (
     kernel_intel_reset,
     kernel_nouveau,
     kernel_nvgpu,
+    kernel_oom,
     kernel_vendor_reset,
     nhc_xids,
     pci_any_bars,
@@ -77,6 +78,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = kernel_display.read(lines, out, marks)  # R7B: a graphics driver's display-path lines: read, a note
     out = ps_states.read(lines, out, marks)  # R14D: ps/top listings: a GPU task in uninterruptible sleep (D)
     out = nhc_xids.read(lines, out, marks)  # R14D: a health check's 'Found XID errors: 63': the Xids it found
+    out = kernel_oom.read(lines, out, marks)  # R14E: the OOM killer's lines: the host ran out of memory
     loading = seconds(worded) if worded is not None else [lines[i] for i in holding(lines, ("NVRM", "gsp_"), marks)]
     loaded = [m.group(1) for ln in loading
               if ("NVRM: loading" in ln.text or "NVRM version:" in ln.text) and (m := _LOADING.search(ln.text))]

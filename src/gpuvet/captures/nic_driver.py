@@ -10,6 +10,13 @@ error, Power budget exceeded' or 'Cable unplugged'); bnxt_en, ice, i40e, mlx4_co
 card's failures are read per kind (failed, fatal, alarm) by its bus id, the first line cited; a line of the driver
 without one ('mlx5_core: …', a poster's edit) is its driver's card, bus id not in the log.
 
+R14E: two of events.c's lines are no alarm of their own. mlx5_pcie_event's 'Detected insufficient power on the PCIe
+slot (27W)' repeats the slot power limit the platform firmware advertises to the card (its Slot Capabilities), said
+on every boot of servers that set it low while the card runs (kind slot_power); port_module_event's 'Cable unplugged'
+at the port's bring-up (the log holds its probe, 'firmware version: …', and no link up before the event) is a port
+with no cable, an unused port (kind port_unused). A cable unplugged after the port's link was up, or in a log that
+shows nothing else of the port, stays an alarm.
+
 Also read here: the card's interfaces' carrier ('mlx5_core 0000:3b:00.0 enp59s0f0np0: Link down', 'NIC Link is
 Down'): a link that went down after it was up and stayed down, or went down and back three times; the net core's
 'NETDEV WATCHDOG: enp59s0f0np0 (mlx5_core): transmit queue 5 timed out' and mlx5e's 'TX timeout on queue' (the card
@@ -28,7 +35,8 @@ from gpuvet.captures.text import Line
 _DRIVERS = r"mlx5_core|mlx4_core|bnxt_en|ice|i40e|irdma|efa"
 _BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _HEAD = 600  # characters of a line searched
-_OPEN = r"(?:^|[\s\]:'\"`(])"  # before a driver's name: the line's start, a stamp, a journal's 'kernel:', a quote
+_OPEN = r"(?:^|[\s\]:;'\"`(])"  # before a driver's name: the line's start, a stamp, a journal's 'kernel:', a quote,
+# /dev/kmsg's record prefix ('6,3973,227996631,-;mlx5_core …')
 # the driver's own prefix ('mlx5_core 0000:03:00.0: …', an interface's 'mlx5_core 0000:3b:00.0 enp59s0f0np0: …'),
 # the driver core's probe line ('mlx5_core: probe of …'), a line of the driver naming no card ('mlx5_core: …')
 _PREFIX = re.compile(_OPEN + r"(" + _DRIVERS + r") (" + _BDF + r")(?: ([\w.@-]{1,32}))?:? ")
@@ -74,6 +82,12 @@ _WC = re.compile(
 _FW = re.compile(r"firmware version: (\d+\.\d+\.\d+)")
 _NAMES = tuple(_DRIVERS.split("|"))
 FAILED, FATAL, ALARM = "failed", "fatal", "alarm"
+SLOT_POWER, PORT_UNUSED = "slot_power", "port_unused"  # R14E: the slot's advertised power; a port never cabled
+# mlx5_pcie_event's report of the slot's advertised power limit (events.c; 'insufficient/unadvertised' in older ones)
+_SLOT_POWER = re.compile(r"insufficient(?:/unadvertised)? power on the PCIe slot")
+_UNPLUGGED = re.compile(r"Port module event: module \d+, Cable unplugged")
+# mlx5_pcie_event's other reports, at info: the slot's power read and enough, or not advertised (read, nothing said)
+_SLOT_FINE = re.compile(r"PCIe slot advertised sufficient power \(\d+W\)|PCIe slot power capability was not advertised")
 LOST, FLAPPING = "lost", "flapping"
 # the drivers' names as their lines hold them: a line without one is none of theirs (formats.py's markers too).
 # ice and efa are short words inside common ones ('device 0000:', 'service:'): their marks hold what is around the
@@ -103,7 +117,7 @@ class NicDriverFailure:
     text: str
     count: int
     firmware: str | None  # the version the driver's own line read from the card ('firmware version: 14.32.1010')
-    kind: str = FAILED  # failed (probe, load), fatal (the firmware stopped or stalled), alarm
+    kind: str = FAILED  # failed (probe, load), fatal (the firmware stopped or stalled), alarm, slot_power, port_unused
     severe: bool = True  # fatal: the card stopped (health, a command never answered), not only stalled and recovered
     netdev: str | None = None  # its interface, where a line names only that (NETDEV WATCHDOG)
 
@@ -158,6 +172,9 @@ _WORDS = (
     "FW_FATAL",
     "High temperature",
     "insufficient",
+    "sufficient power",
+    "firmware version",
+    "not advertised",
     "over temperature",
     "Port module event",
     "aborting",
@@ -180,6 +197,7 @@ class _Card:
     recovered: int = 0  # the last 'health recovery succeeded' line's number
     carrier: dict[str | None, list[tuple[Line, bool]]] = field(default_factory=dict)  # by interface: (line, up)
     netdev: str | None = None
+    probed: bool = False  # R14E: the log holds its bring-up ('firmware version: …')
 
 
 def parse(lines: list[Line], marks: Marks | None = None) -> NicDriverParse:
@@ -189,6 +207,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> NicDriverParse:
     completions: dict[tuple[str, int], list[Line]] = {}
     watchdogs: list[tuple[str, str, Line]] = []
     refused: list[mlx5_cmd.Refusal] = []
+    fine: set[int] = set()  # R14E: mlx5's slot power read and enough: its lines read, nothing said
     for i in holding(lines, _WORDS, marks):
         ln = lines[i]
         head = ln.text[:_HEAD]
@@ -198,10 +217,12 @@ def parse(lines: list[Line], marks: Marks | None = None) -> NicDriverParse:
             completions.setdefault(((w.group(1) or w.group(2)), int(w.group(3))), []).append(ln)
         elif "WATCHDOG" in head and (d := _WATCHDOG.search(head)) is not None:
             watchdogs.append((d.group(1), d.group(2), ln))
+        elif "slot" in head and _SLOT_FINE.search(head) is not None and _PREFIX.search(head) is not None:
+            fine.add(ln.no)
         elif any(name in head for name in _NAMES):  # a literal test before the driver's patterns
             _card_line(ln, head, cards)
     _watchdogs(lines, watchdogs, cards, marks)
-    out = NicDriverParse(claimed={r.line for r in refused}, notes=[mlx5_cmd.note(refused)] if refused else [])
+    out = NicDriverParse(claimed={r.line for r in refused} | fine, notes=[mlx5_cmd.note(refused)] if refused else [])
     for bus, card in cards.items():
         _report(lines, bus, card, out, marks)
     _daemon_carrier(lines, out, marks)
@@ -231,11 +252,23 @@ def _card_line(ln: Line, head: str, cards: dict[str | None, _Card]) -> None:
     elif _STALL.search(said):
         card.lines.setdefault(FATAL, []).append(ln)
     elif _ALARM.search(said):
-        card.lines.setdefault(ALARM, []).append(ln)
+        card.lines.setdefault(_alarm_kind(said, card), []).append(ln)
+    elif said.startswith("firmware version: "):
+        card.probed = True
     elif said.startswith(_RECOVERED):
         card.recovered = ln.no
     elif (up := _UP.match(said)) is not None or _DOWN.match(said):
         card.carrier.setdefault(netdev, []).append((ln, up is not None))
+
+
+def _alarm_kind(said: str, card: _Card) -> str:
+    """R14E: the slot's advertised power (slot_power); a cable unplugged at the port's bring-up, its link never up
+    before it (port_unused); else the card's alarm."""
+    if _SLOT_POWER.search(said):
+        return SLOT_POWER
+    if _UNPLUGGED.search(said) and card.probed and not any(up for seq in card.carrier.values() for _, up in seq):
+        return PORT_UNUSED
+    return ALARM
 
 
 def _watchdogs(
@@ -258,7 +291,7 @@ def _report(lines: list[Line], key: str | None, card: _Card, out: NicDriverParse
     bus = key if key is not None and not key.startswith("netdev ") else None
     own = [j for j in holding(lines, (bus, bus.upper()), marks) if _owned(lines[j].text[:_HEAD], bus)] if bus else []
     fw = next((f.group(1) for j in own if (f := _FW.search(lines[j].text[:_HEAD])) is not None), None)
-    for kind in (FAILED, FATAL, ALARM):
+    for kind in (FAILED, FATAL, ALARM, SLOT_POWER, PORT_UNUSED):
         seen = card.lines.get(kind)
         if not seen:
             continue

@@ -20,6 +20,8 @@ from gpuvet.captures.text import TEMP_C, Line, number, reading
 
 MAX_MODULES = 4096
 _BORDER = re.compile(r"^\s*\+[-=+]+\+?\s*$")
+# R14E: the table's title, 'npu-smi 25.5.1   Version: 25.5.1': the Ascend driver package's version it reports
+_VERSION = re.compile(r"^\s*\|\s*npu-smi\s+\S+\s+Version:\s*([\w.-]{1,32})")
 _HEAD = re.compile(r"^\s*\|\s*(NPU\s+Name|Chip\b|npu-smi\s+\S+\s+Version:|NPU\s+Chip\s)")
 _BUS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-Fx]{2}:[0-9a-fA-Fx]{2}\.\d$")
 _USAGE = re.compile(r"(?<![-+\w.])([-+\w.]+)\s*/\s*([-+\w.]+)")  # used / total, each token whole: '1e308' is not '1'
@@ -88,6 +90,7 @@ def parse(lines: list[Line]) -> ListedParse:
                          "container started without /dev/davinci*, or the paste stops at the header)")
     if out.modules:
         out.kinds.append("npu-smi info")
+        out.driver = next((v.group(1) for ln in lines if (v := _VERSION.match(ln.text)) is not None), out.driver)
         out.modules, twice = merge_listed(out.modules, "npu-smi info")
         out.notes += twice
         npu_processes.attach([ln for ln in lines_all if ln.no in procs], procs, out)

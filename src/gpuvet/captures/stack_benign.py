@@ -8,7 +8,13 @@ reader claimed is searched for failure words (unread_leads), so they never becom
   framing (/dev/kmsg's 'PRI,SEQ,USEC,-;', dmesg -x's 'kern  :err   : ', a bare line).
 - dcgmi's help legends (DCGM dcgmi/Stats.cpp's 'stats' footer, and the same 'Field - description' rows of its other
   commands' help): 'Single Bit ECC Errors - Number of ECC single bit errors that occurred', 'Critical XID Errors -
-  Number of critical XID Errors': a field's name and what it counts, text and never a reading."""
+  Number of critical XID Errors': a field's name and what it counts, text and never a reading.
+- libfabric's GDRCopy probe at start-up (R14E; ofiwg/libfabric src/hmem_cuda_gdrcopy.c, cuda_gdrcopy_hmem_init and
+  cuda_gdrcopy_dl_hmem_init): 'gdrcopy_dl_hmem_init failed!', 'Failed to dlopen libgdrapi.so', 'Failed to find
+  gdr_open', 'gdr_open failed!' (libgdrapi or the gdrdrv module absent): libfabric goes on without GDRCopy (the EFA
+  provider's small GPU copies take the slower path), as aws-ofi-nccl runs do on nodes without gdrcopy. Its failures
+  on a registration ('gdr_pin_buffer failed!', 'gdr_map failed!') and the provider's own ('fi_getinfo' finding none,
+  no EFA device) are not these and stay leads."""
 
 from __future__ import annotations
 
@@ -25,10 +31,16 @@ _LEGEND = lazy(
 # a help text's option row ('  -e  --errors                Print NvLink errors for a given gpuId (-g).'): the
 # option's name, then what it does in two or more spaces' distance
 _OPTION = lazy(r"^\s*(?:-\w,?\s+)?--[a-z][\w-]*(?:[ =]<?[\w/-]+>?)?\s{2,}[A-Z][a-z]+ ")
+# libfabric's core log line ('libfabric:PID:TIME::core:core:cuda_gdrcopy_hmem_init():191<warn> …') of the probe
+_GDRCOPY_PROBE = lazy(
+    r"\b(?:gdrcopy_dl_hmem_init failed!|Failed to dlopen libgdrapi\.so|Failed to find gdr_\w+|gdr_open failed!)"
+)
 _SAID = {
     "peermem_invalid_context": "nvidia-peermem's 'detected invalid context, skipping further processing': the free "
     "callback of memory already released, at a process's teardown",
     "dcgmi_help_legend": "dcgmi's help legends: a field's or option's description, text and no reading",
+    "libfabric_gdrcopy_absent": "libfabric's GDRCopy probe at start-up ('gdrcopy_dl_hmem_init failed!'): libgdrapi or "
+    "gdrdrv absent, libfabric goes on without GDRCopy",
 }
 
 
@@ -38,6 +50,8 @@ def benign(text: str) -> str | None:
         return "peermem_invalid_context"
     if ("-" in text or "=>" in text or "description" in text) and (_LEGEND.match(text) or _OPTION.match(text)):
         return "dcgmi_help_legend"
+    if "gdr" in text and _GDRCOPY_PROBE.search(text):
+        return "libfabric_gdrcopy_absent"
     return None
 
 

@@ -70,6 +70,16 @@ VERDICTS: tuple[Verdict, ...] = (
             "api_reports_driver_state"),
     # gpu-burn's per-GPU verdict after the run ('GPU 0: OK' on a healthy one)
     Verdict("gpu-burn", "FAULTY", re.compile(r"\bGPU \d+: FAULTY\b")),
+    # R14E: a benchmark's own check of its answer failed: HPL's scaled residual ('||Ax-b||_oo/(…)=  3.1e+05 ......
+    # FAILED', or its summary's 'N tests completed and failed residual checks' with N over 0), BabelStream's and
+    # STREAM's validation of the arrays ('Validation failed on a[]. Average error …', 'Failed Validation on array
+    # a[]'): the machine computed a wrong answer (captures/hpl.py, gpu_stream.py read their runs)
+    Verdict("HPL", "FAILED", re.compile(r"^\s*\|\|Ax-b\|\|.{0,80}?=\s*\S{1,24}\s*\.{2,}\s*FAILED\b"),
+            "silent_data_corruption"),
+    Verdict("HPL", "failed residual checks", re.compile(r"^\s*[1-9]\d{0,6} tests? completed and failed residual checks"),
+            "silent_data_corruption"),
+    Verdict("GPU STREAM", "alidation", re.compile(r"^\s*(?:Validation failed on (?:[a-e]\[\]|sum)|Failed Validation "
+                                                  r"on array [a-c]\[\])"), "silent_data_corruption"),
     # dcgmi diag's table row whose result cell reads Fail (dcgmi health's 'Failure' rows are its reader's to judge:
     # DCGM reports NVLink down on a PCIe card without a bridge, dcgm_health.py says when that is no fault)
     Verdict("dcgmi", "| Fail", re.compile(r"^\s*\|\s*(?:" + "|".join(_DCGM_ROWS) + r")\s*\|\s*Fail\b", re.I)),

@@ -180,7 +180,8 @@ def _setup_failed(ev: Evidence) -> list[Finding]:
 
 
 # a NIC driver's kernel lines by their kind (captures/nic_driver.py): the cause each names
-_KIND_CAUSES = {"failed": "nic_driver_failed", "fatal": "nic_firmware_fatal", "alarm": "nic_hardware_alarm"}
+_KIND_CAUSES = {"failed": "nic_driver_failed", "fatal": "nic_firmware_fatal", "alarm": "nic_hardware_alarm",
+                "slot_power": "nic_slot_power_reported", "port_unused": "nic_port_unused"}  # R14E
 _CARRIER_CAUSES = {"lost": "nic_port_down_undeclared", "flapping": "nic_errors"}
 NOT_NAMED = "bus id not in the log"
 

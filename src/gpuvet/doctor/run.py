@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpuvet.doctor import notable, smi_peers, tool_leads
+from gpuvet.doctor import host_facts, notable, smi_peers, tool_leads
 from gpuvet.doctor.answer import doctor_roots
 from gpuvet.doctor.checks import CHECKS
 from gpuvet.doctor.evidence import Evidence
@@ -128,6 +128,8 @@ def diagnose(ev: Evidence, symptom: str | None = None, all_steps: bool = False) 
         for x in notable.findings(ev.captures, list(findings.values())):  # NOTE: settings worth noting (info)
             _keep(findings, x)
         for x in smi_peers.findings(ev.captures):  # AGX2: nvidia-smi's modules against their peers
+            _keep(findings, x)
+        for x in host_facts.findings(ev.captures):  # R14E: the host's facts (OOM kills), never behind a module's
             _keep(findings, x)
         design = ev.declared or (ev.node if ev.backend is not None and not ev.no_modules else None)  # roots route on it
     finally:
