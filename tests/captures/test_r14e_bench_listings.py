@@ -175,10 +175,16 @@ VM_hostname node-a03
 0x0c42a10300b1c3f0
 """
 
-HEALTHY = {"hpl": HPL_PASSED, "superbench_stream": SUPERBENCH_STREAM, "babelstream": BABELSTREAM,
+HPL_NVIDIA = HPL_PASSED.replace(
+    "T/V                N    NB     P     Q               Time                 Gflops\n",
+    "T/V                N    NB     P     Q               Time                 Gflops (   per GPU)\n").replace(
+    "WR11C2R4       90000   256     2     4              41.32             1.1762e+04",
+    "WC0            90000  1024     2     4              14.44              3.945e+05 ( 4.931e+04)")
+HEALTHY = {"hpl": HPL_PASSED, "hpl_nvidia": HPL_NVIDIA, "superbench_stream": SUPERBENCH_STREAM, "babelstream": BABELSTREAM,
            "cuda_stream": CUDA_STREAM, "igt_json": IGT_JSON, "igt_screen": IGT_SCREEN, "igt_list": IGT_LIST,
            "guid_hosts": GUID_HOSTS}
-KINDS = {"hpl": "HPL", "superbench_stream": "GPU STREAM", "babelstream": "GPU STREAM", "cuda_stream": "GPU STREAM",
+KINDS = {"hpl": "HPL", "hpl_nvidia": "HPL",
+         "superbench_stream": "GPU STREAM", "babelstream": "GPU STREAM", "cuda_stream": "GPU STREAM",
          "igt_json": "intel_gpu_top", "igt_screen": "intel_gpu_top", "igt_list": "intel_gpu_top",
          "guid_hosts": "host IB port GUID listing"}
 
@@ -199,6 +205,8 @@ def test_hpl_says_its_runs_figures(tmp_path: Path) -> None:
     _, data = doctor_text(tmp_path, HPL_PASSED)
     said = " ".join(data["notes"])
     assert "WR11C2R4 N=90000 NB=256 P=2 Q=4: 11762 Gflops" in said and "PASSED" in said
+    _, data = doctor_text(tmp_path, HPL_NVIDIA)
+    assert "WC0 N=90000 NB=1024 P=2 Q=4: 394500 Gflops" in " ".join(data["notes"])
 
 
 @pytest.mark.parametrize("text", [HPL_FAILED, HPL_OLD_FAILED], ids=["hpl23", "hpl10_three_checks"])

@@ -17,7 +17,8 @@ from gpuvet.captures.text import Line
 TOOL = "HPL"
 _TITLE = re.compile(r"^\s*HPLinpack\s+\S+\s+--|^\s*HPL-(?:AI|MxP)\b|^\s*(?:roc|Ro)HPL\b", re.I)
 _ROW = re.compile(r"^\s*([WT][A-Z0-9]{2,14})\s+(\d{2,9})\s+(\d{1,6})\s+(\d{1,5})\s+(\d{1,5})\s+(\d+(?:\.\d+)?)"
-                  r"\s+(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*$")
+                  r"\s+(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?:\s+\(\s*\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*\))?\s*$")
+# ^ NVIDIA's HPC-Benchmarks HPL adds its per-GPU rate in brackets ('3.945e+05 ( 4.931e+04)')
 _HEADER = re.compile(r"^\s*T/V\s+N\s+NB\s+P\s+Q\s+Time\s+Gflops\b")
 _RESIDUAL = re.compile(r"^\s*\|\|Ax-b\|\|.{0,80}?=\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|nan|inf)\s*\.{2,}\s*"
                        r"(PASSED|FAILED)\b", re.I)
