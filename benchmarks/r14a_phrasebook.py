@@ -2,12 +2,12 @@
 socket interface or address family, the container's /dev/shm) a note (collective_job_config, info), a queue pair that
 will not connect the path between nodes (collective_link_failed, warn), a collective benchmark's failed run a warn
 unless the CUDA runtime names the module's fault, a missing libibverbs a warn only where the log shows the job needed
-IB; RCCL's init advice, 'NET/IB : Using [RO]' with no device and NCCL's INFO about libibverbs are healthy texts (no
-warn, never refused). The lines (benchmarks/data/r14a_phrasebook.json, each source named there) are set bare, under
-the command typed at a prompt, fenced under a poster's sentence, under Open MPI's --tag-output prefix and under
-srun --label's.
+IB; RCCL's init advice said as a note (the said group); 'NET/IB : Using [RO]' with no device and NCCL's INFO about
+libibverbs are healthy texts (no warn, never refused). The lines (benchmarks/data/r14a_phrasebook.json, each source
+named there) are set bare, under the command typed at a prompt, fenced under a poster's sentence, under Open MPI's
+--tag-output prefix and under srun --label's.
 
-    .venv/bin/python -m benchmarks.r14a_phrasebook [--show right,severity,generic,clear,false,refused]
+    .venv/bin/python -m benchmarks.r14a_phrasebook [--show right,severity,generic,clear,unsaid,false,refused]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def framings(case: dict[str, Any]) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_framed(__doc__, argv, DATA, framings, ("faults", "healthy"))
+    return run_framed(__doc__, argv, DATA, framings, ("faults", "said", "healthy"))
 
 
 if __name__ == "__main__":

@@ -113,6 +113,8 @@ def test_rccls_init_advice_is_no_failure(tmp_path: Path, advice: str) -> None:
             _nccl(77, 0, "INFO", "comm 0x55d1 rank 0 nranks 8 cudaDev 0 busId 29000 - Init COMPLETE", host="mi-n12"))
     code, data = doctor_text(tmp_path, text)
     assert code == 0 and data and not _found(data)
+    said = " ".join(s["summary"] for s in data["steps"] if s["check"] == "nccl_log")
+    assert f"RCCL's advice at init (settings to check, no failure): {advice[:60]}" in said  # a note, as printed
 
 
 _NO_VERBS = "Failed to open libibverbs.so[.1]"

@@ -15,14 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import hccl_places, nccl_resweep
+from gpuvet.captures import hccl_places, nccl_resweep, nccl_retried
 from gpuvet.captures.hccl_links import link_failure
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.nccl_fallbacks import Fallback, fallback
 from gpuvet.captures.nccl_paths import NcclTopo, add
 from gpuvet.captures.nccl_quoted import last_errors, wrapped
 from gpuvet.captures.nccl_runs import RANK_LINE
-from gpuvet.captures.nccl_warns import RETRY, benign, cut_failure
+from gpuvet.captures.nccl_warns import RETRY, advice, benign, cut_failure
 from gpuvet.captures.text import Line
 
 _TEXT = 400  # characters of a line kept as evidence: a WARN line with its GIDs and HCA name fits whole
@@ -173,6 +173,7 @@ class NcclLog:
     retries: list[LogLine] = field(default_factory=list)  # 'Call to connect returned …, retrying' (INFO)
     bootstrap: dict[tuple[str | None, int | None], LogLine] = field(default_factory=dict)  # 'Bootstrap : Using …'
     fallbacks: list[Fallback] = field(default_factory=list)  # INFO lines saying a path was lost (nccl_fallbacks)
+    advice: list[LogLine] = field(default_factory=list)  # R14A: RCCL's init advice (iommu=pt …): a config note
 
     @property
     def kinds(self) -> list[str]:
@@ -315,10 +316,10 @@ def parse(lines: list[Line]) -> NcclLog:
         if choice is not None:
             out.choices.append(choice)
     out.choices += _no_ib_is_socket(out, by_process) if shared else []
-    connected = _connected(lines)
+    connected = nccl_retried.connected(lines, _log_line)
     out.failures = [LogFailure("runtime" if f.kind == "init" and ran else f.kind, f.at,
                                out.ranks.get((f.at.host, f.at.pid))) for f in out.failures
-                    if not (f.kind == "init" and _came_up(f.at, out.completed) or _retried(f.at, connected))]
+                    if not (f.kind == "init" and _came_up(f.at, out.completed) or nccl_retried.retried(f.at, connected))]
     out.failures = _placed(out)
     return out
 
@@ -340,24 +341,6 @@ def _unnamed(out: NcclLog, quiet: list[LogLine], lines: list[Line]) -> None:
     failed = {(f.at.host, f.at.pid) for f in out.failures}
     out.failures += [LogFailure("unnamed", at) for at in quiet if (at.host, at.pid) not in failed]
     out.failures += nccl_resweep.repeated(lines, _log_line)  # the subnet manager re-sweeping one process's port
-
-
-# a net plugin's retry loop that ended well ('NET/FastSocket : Connected after 1000 retries', 'Accepted data socket')
-_CONNECTED = lazy(r"\bConnected after \d+ retr|\bAccepted data socket|\bconnected after \d+ attempts", re.I)
-_PLUGIN_FILE = lazy(r"^net_\w+\.(?:cc|cpp|c)$")  # an external net plugin's source (net_fastsocket.cc), not NCCL's
-
-
-def _connected(lines: list[Line]) -> set[tuple[str | None, int | None]]:
-    """The processes whose net plugin says it connected after retrying (a cheap word test before the regex)."""
-    said = (_log_line(ln) for ln in lines if "onnected after" in ln.text or "Accepted data socket" in ln.text)
-    return {(at.host, at.pid) for at in said if at is not None and at.level == "INFO" and _CONNECTED.search(at.message)}
-
-
-def _retried(warn: LogLine, connected: set[tuple[str | None, int | None]]) -> bool:
-    """A net plugin's WARN ('Cannot get incoming CPU.', 'Maximum retry reached for connect 3.') in a process the
-    same log shows connecting after its retries is the plugin's retry loop, no error: the connection was made."""
-    file = (warn.source or "").rsplit(":", 1)[0].rsplit("/", 1)[-1]
-    return (warn.host, warn.pid) in connected and bool(_PLUGIN_FILE.match(file))
 
 
 def _placed(out: NcclLog) -> list[LogFailure]:
@@ -443,6 +426,7 @@ def _read(at: LogLine, out: NcclLog, by_process: dict[tuple[str | None, int | No
     """What one line says: a transport, a failure, NVLS' absence, a communicator's rank."""
     msg, key = at.message, (at.host, at.pid)
     _channel_buses(at, out)
+    out.advice += [at] if at.level == "WARN" and advice(msg) else []  # R14A: RCCL's init advice, a config note
     if at.level == "INFO" and msg[:1] in "=+" and add(at.host, at.line, msg, out.topology):
         for rank, bus in out.topology[at.host].gpus.items():  # its GPU lines: each rank's bus id
             out.buses.setdefault((at.host, rank), bus_of(bus))

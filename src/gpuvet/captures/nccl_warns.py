@@ -79,6 +79,12 @@ _SHM_CUDA = lazy(r"\b(?:Cuda|Hip) failure\b|\bcuMem\w*|peer access is not suppor
 # a WARN whose first words alone say it failed, though the line was cut before a failure word ('Connect to f')
 _CUT_FAILED = lazy(r"^(?:\w+: )?Connect to\b|^failed\b|^Proxy Call to\b|"
                    r"^Error while creating|^Call to \w+ failed", re.I)
+# RCCL's ncclInit() advice, printed once per process whatever the job does (init.cc: /proc/sys/kernel/numa_balancing,
+# /proc/cmdline's iommu=pt, older releases' amd_iommu=on, the HSA_FORCE_FINE_GRAIN_PCIE variable) and its tuner's
+# note for an architecture it has no cutoffs for: settings to check, said as a note (doctor's nccl_log), no failure
+_RCCL_ADVICE = (r"\bNUMA auto balancing enabled\b|\bMissing \W?(?:amd_)?iommu=(?:pt|on)\W? from (?:the )?kernel "
+                r"command line\b|\bMissing \W?HSA_FORCE_FINE_GRAIN_PCIE=1\W? from (?:the )?environment\b|"
+                r"\bLL cutoff points not detected for a supported arch\b")
 # WARNs NCCL and RCCL print on a healthy run (each with why): a WARN no family names and none of these is a lead
 BENIGN = (
     # libibverbs' names of the events no failure raises (ibv_event_type_str): the subnet manager's sweep, a queue's
@@ -99,12 +105,7 @@ BENIGN = (
     (r"\bGot completion from peer \S+ with (?:error |status=)0\b",
      "a work completion of status 0: a success, which NCCL never warns of (a sentence naming one)"),
     (r"\bremote FLID configured as zero\b", "NET/IB using the destination LID: a routing note, no failure"),
-    # RCCL's ncclInit() advice, printed once per process whatever the job does (init.cc: /proc/sys/kernel/
-    # numa_balancing, /proc/cmdline's iommu=pt, older releases' amd_iommu=on, the HSA_FORCE_FINE_GRAIN_PCIE
-    # variable) and its tuner's note for an architecture it has no cutoffs for
-    (r"\bNUMA auto balancing enabled\b|\bMissing \W?(?:amd_)?iommu=(?:pt|on)\W? from (?:the )?kernel command line\b|"
-     r"\bMissing \W?HSA_FORCE_FINE_GRAIN_PCIE=1\W? from (?:the )?environment\b|"
-     r"\bLL cutoff points not detected for a supported arch\b",
+    (_RCCL_ADVICE,
      "RCCL's advice at init (the kernel's NUMA balancing on, the distro default; iommu=pt, amd_iommu=on or "
      "HSA_FORCE_FINE_GRAIN_PCIE=1 not set; no LL cutoffs tuned for the GPU): a performance or stability setting to "
      "check, no failure"),
@@ -146,6 +147,14 @@ def family(message: str, source: str | None) -> WarnFamily | None:
 def benign(message: str) -> str | None:
     """Why a WARN NCCL prints on healthy runs is no fault (None: it may be one)."""
     return next((why for words, why in _BENIGN if words.search(message)), None)
+
+
+_ADVICE = lazy(_RCCL_ADVICE, re.I)
+
+
+def advice(message: str) -> bool:
+    """RCCL's init advice (_RCCL_ADVICE): a setting to check, said as a note."""
+    return _ADVICE.search(message) is not None
 
 
 def unnamed(message: str) -> WarnFamily:

@@ -48,7 +48,7 @@ def nccl_log(ev: Evidence) -> Outcome:
     more, cited, said = _transport_verdict(logs)
     found += more or nccl_ib_need.unavailable(logs)
     info, info_cited = _nvls_unavailable(logs)
-    info += _paths(logs) + _settings_off(logs) + _p2p_by_design(logs, ev)
+    info += _paths(logs) + _settings_off(logs) + _p2p_by_design(logs, ev) + _advice(logs)
     if found:
         nets = "".join(f"; network transport: {c.value}" for c in cited if c.field == "network transport")
         return confirmed(f"{len(found)} finding(s) in the library's own log: {_first_words(found)}{nets}{info}",
@@ -453,6 +453,15 @@ def _no_ib(logs: Logs, hosts: list[str]) -> dict[str, Json]:
             if (at.host or "host not in the log") in hosts:
                 return {"why": at.text, "file": label, "line": at.line}
     return {}
+
+
+def _advice(logs: Logs) -> str:
+    """RCCL's advice at init (iommu=pt, amd_iommu=on, HSA_FORCE_FINE_GRAIN_PCIE=1 not set, NUMA balancing on), said
+    as printed: settings to check where the job hangs or is slow, no failure of the node (R14A)."""
+    said = list(dict.fromkeys(at.message[:120] for _, log in logs for at in log.advice))
+    if not said:
+        return ""
+    return f"; RCCL's advice at init (settings to check, no failure): {'; '.join(said[:4])}"
 
 
 def _paths(logs: Logs) -> str:
