@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from gpuvet.captures.text import Line
 
@@ -99,34 +99,42 @@ class Marks:
         groups = groups if isinstance(groups, tuple) else list(groups)
         plan = _planned(groups)
         self._at_line_starts(plan.others)
-        answered = self._literals(plan)
-        for markers in plan.mixed if answered else groups:  # a group of literals alone is answered
+        held = self._literals(plan)
+        if held is not None:  # each group of literals alone answered as ``any`` would, with no call per group
+            self.groups.update(plan.unheld)
+            for marker in held:
+                self.groups.update(plan.holding.get(marker, {}))
+        for markers in plan.mixed if held is not None else groups:
             self.any(markers)
         self.settled = groups if isinstance(groups, tuple) else None
         self.text = None
 
-    def _literals(self, plan: _Plan) -> bool:
-        """A short text's literal markers answered at once (True; a long text's are left to ``has``, its byte
-        triples): its runs of _GRAM characters put in a set, and a marker searched only where its last run is
-        in it (the runs the markers end with joined with the set, in C) and its first and middle too (a search
-        reads the whole text, a set's test does not; a capture lacks most of the formats' thousand literals)."""
-        todo = plan.literals - self.found.keys()
+    def _literals(self, plan: _Plan) -> list[str] | None:
+        """A short text's literal markers answered at once (those it holds returned; None for a long text's, left
+        to ``has``, its byte triples): its runs of _GRAM characters put in a set, and a marker searched only where
+        its last run is in it (the runs the markers end with joined with the set, in C) and its first and middle
+        too (a search reads the whole text, a set's test does not; a capture lacks most of the formats' thousand
+        literals)."""
+        found = self.found
+        todo = plan.literals if found.keys().isdisjoint(plan.literals) else plan.literals - found.keys()
+        held = [] if todo is plan.literals else [m for m in plan.literals - todo if found[m]]
         if not todo:
-            return True
+            return held
         text = self._joined()
         if not text or len(text) > _SMALL:  # a long text's, counted or not (its lines' own text: TextLines)
-            return False
-        found = self.found
-        found.update(dict.fromkeys(todo, False))
+            return None
+        found.update(plan.unfound if todo is plan.literals else dict.fromkeys(todo, False))
         for marker in plan.short:
-            if marker in todo:
-                found[marker] = marker in text
+            if marker in todo and marker in text:
+                found[marker] = True
+                held.append(marker)
         grams = set(zip(text, text[1:], text[2:], strict=False))
-        for run in grams & plan.by_run.keys():
+        for run in grams.intersection(plan.runs) if len(grams) < len(plan.runs) else plan.runs.intersection(grams):
             for marker, runs in plan.by_run[run]:
                 if marker in todo and runs <= grams and marker in text:
                     found[marker] = True
-        return True
+                    held.append(marker)
+        return held
 
     def _at_line_starts(self, markers: list[Marker]) -> None:
         """The patterns anchored at a line's start (each opens _LINE_START) searched in one pass, where two or
@@ -223,6 +231,12 @@ class _Plan:
     literals: frozenset[str]
     short: tuple[str, ...]  # literals shorter than _GRAM: searched
     by_run: dict[tuple[str, ...], list[tuple[str, frozenset[tuple[str, ...]]]]]  # last run -> (literal, its runs)
+    runs: frozenset[tuple[str, ...]] = frozenset()  # by_run's keys: a set, so the text's runs are joined with it in C
+    unfound: dict[str, bool] = field(default_factory=dict)  # every literal not found: a text's answers before search
+    # Marks.groups' answers of the groups of literals alone: each not held (an empty one: held, as ``any`` says),
+    # then, for a literal the text holds, the groups holding it
+    unheld: dict[int, tuple[tuple[Marker, ...], bool]] = field(default_factory=dict)
+    holding: dict[str, dict[int, tuple[tuple[Marker, ...], bool]]] = field(default_factory=dict)
 
 
 _PLANS: dict[int, tuple[object, _Plan]] = {}  # id of a tuple of groups -> (it, its plan); the tuple held
@@ -238,9 +252,15 @@ def _planned(groups: tuple[tuple[Marker, ...], ...] | list[tuple[Marker, ...]]) 
     for m in literals:
         if len(m) >= _GRAM:
             by_run.setdefault(tuple(m[-_GRAM:]), []).append((m, _runs(m)))
+    alone = [g for g in groups if all(isinstance(m, str) for m in g)]  # each held while the plan is (the groups)
+    holding: dict[str, dict[int, tuple[tuple[Marker, ...], bool]]] = {}
+    for g in alone:
+        for literal in g:
+            holding.setdefault(cast(str, literal), {})[id(g)] = (g, True)
     plan = _Plan([m for m in distinct if not isinstance(m, str)],
                  [g for g in groups if not all(isinstance(m, str) for m in g)], frozenset(literals),
-                 tuple(m for m in literals if len(m) < _GRAM), by_run)
+                 tuple(m for m in literals if len(m) < _GRAM), by_run, frozenset(by_run), dict.fromkeys(literals, False),
+                 {id(g): (g, not g) for g in alone}, holding)
     if isinstance(groups, tuple) and len(_PLANS) < 8:
         _PLANS[id(groups)] = (groups, plan)
     return plan
