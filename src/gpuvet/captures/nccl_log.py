@@ -58,7 +58,10 @@ _PREFIX_ONLY = lazy(r"^\s*(?P<host>[A-Za-z][\w.-]{0,62}):\d{1,9}:\d{1,9}\s*$")
 # a word standing for any host in a poster's paste ('host:22337:22453 [6]'): no host's name
 _PLACEHOLDER = lazy(r"^(?:host|hostname|node|nodename|localhost|server|machine|myhost|my-?host)\d?$", re.I)
 _VERSION = lazy(r"\b(NCCL|RCCL) version\s*:?\s*(\d[\w.+-]*)")
-_NET_USING = lazy(r"^NET/(?P<net>[\w-]+)\s*:\s*(?:Using\s+|(?=\[\d+\] ))(?P<devs>.*?)\s*(?:;\s*OOB\s+(?P<oob>\S+))?\s*$")
+# the devices run to the line's end; its '; OOB eth0:…' tail is cut off in code (_devices), never by a lazy group
+# before optional blanks: that backtracked cubically on a line of blanks not ending the way it expects (REV67a #1)
+_NET_USING = lazy(r"^NET/(?P<net>[\w-]+)\s*:\s*(?:Using\s+|(?=\[\d+\] ))(?P<devs>.*)$")
+_OOB_TAIL = lazy(r"\s*OOB\s+\S+")
 _NET_NONE = lazy(r"^NET/(?P<net>[\w-]+)\s*:\s*No device found")
 # the job turned InfiniBand off itself: on a launcher's -x / export / env dump, or NCCL's own 'set by environment'
 IB_OFF = lazy(r"\bNCCL_IB_DISABLE(?:=| set by environment to )1\b|\bNCCL_NET=[\"']?Socket\b", re.I)
@@ -509,12 +512,18 @@ def _transport(at: LogLine) -> tuple[str, NetChoice] | None:
     if (u := _USING_NETWORK.match(msg)) is not None:
         return "network", NetChoice(at.host, at.pid, _net(u.group("net")), (), at.line, u.group(0))
     if (n := _NET_USING.match(msg)) is not None and "for sideband" not in msg:  # 2.0-2.2: NET/IB's OOB interface
-        net = _net(n.group("net"))
-        if not _DEVICE.search(n.group("devs")) and not n.group("devs").replace("[RO]", "").strip():
+        net, devs = _net(n.group("net")), _devices(n.group("devs"))
+        if not _DEVICE.search(devs) and not devs.replace("[RO]", "").strip():
             return None  # 2.2x's 'NET/IB : Using [RO]; OOB eth0:…' after 'No device found': no device, no choice
-        devices = tuple(_DEVICE.findall(n.group("devs"))) or (n.group("devs")[:80],)
+        devices = tuple(_DEVICE.findall(devs)) or (devs[:80],)
         return ("socket" if net == "Socket" else "net"), NetChoice(at.host, at.pid, net, devices, at.line, msg[:160])
     return None
+
+
+def _devices(said: str) -> str:
+    """The devices a 'NET/IB : Using' line names, without its '; OOB eth0:…' tail or the blanks around them."""
+    head, semi, tail = said.rstrip().rpartition(";")
+    return (head if semi and _OOB_TAIL.fullmatch(tail) else said).strip()
 
 
 def _socket_is_bootstrap(version: str | None,
