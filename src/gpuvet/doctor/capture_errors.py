@@ -287,20 +287,21 @@ def _after_warn(ev: Evidence, found: list[Finding]) -> list[Finding]:
     failed WARN above it (or quoted right under it: PyTorch's 'Last error:') points at that WARN: the library's first
     failure is the cause the framework only reports; where that WARN is the job's configuration (R14A) the
     framework's line is the same fact, said once by the library's finding."""
-    first = {label: min(log.failures, key=lambda f: f.at.line).at for label, log in ev.captures.nccl_logs
-             if log.failures and log.libs != ["HCCL"]}
+    failed = {label: sorted((x.at for x in log.failures), key=lambda at: at.line) for label, log in ev.captures.nccl_logs
+              if log.failures and log.libs != ["HCCL"]}
     out = []
     for f in found:
         listed = f.evidence.get("kinds")
         kinds = {str(f.evidence.get("kind")), *(map(str, listed) if isinstance(listed, list) else ())}
-        warn = first.get(str(f.evidence.get("file")))
+        warns = failed.get(str(f.evidence.get("file")), [])
         line = f.evidence.get("line")
-        if warn is None or not kinds & _FRAMEWORK_NCCL or not isinstance(line, int) or \
-                warn.line > line + nccl_followers.QUOTED_WITHIN:
+        if not warns or not kinds & _FRAMEWORK_NCCL or not isinstance(line, int) or \
+                warns[0].line > line + nccl_followers.QUOTED_WITHIN:
             out.append(f)
             continue
-        if nccl_followers.job_config(warn):
+        if nccl_followers.echoed(line, warns):  # its own 'Last error:' quote only, never an earlier run's WARN
             continue
+        warn = warns[0]
         out.append(replace(f, evidence={**f.evidence, "first_warn": f"line {warn.line}: {warn.text}",
                                         "read_first": "the library's first WARN above this line names the cause"}))
     return out

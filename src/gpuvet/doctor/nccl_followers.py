@@ -17,8 +17,9 @@ _KEPT = 4  # follower places said on the cause's finding
 
 
 def fold(groups: Groups) -> tuple[Groups, dict[tuple[str, str], list[str]]]:
-    """The groups left once every trace-only set-up group of a file is folded into the group of that file's first
-    WARN (the same host's where it has one), and what each cause's group carries: 'HOST GPU N: line L: text'."""
+    """The groups left once every trace-only set-up group of a file is folded into the group of the first WARN of
+    its host in that file (a host with none keeps its own), and what each cause's group carries:
+    'HOST GPU N: line L: text'."""
     firsts: dict[str, list[tuple[int, str | None, tuple[str, str]]]] = {}
     for key, items in groups.items():
         for label, f in items:
@@ -30,10 +31,10 @@ def fold(groups: Groups) -> tuple[Groups, dict[tuple[str, str], list[str]]]:
         label, first = items[0]
         warns = sorted(w for w in firsts.get(label, []) if w[2] != key)
         traced = key[0] in _FOLLOW and all(f.at.level == "INFO" for _, f in items)
-        if not traced or not warns:
+        cause = next((w[2] for w in warns if w[1] == first.at.host), None) if traced else None
+        if cause is None:  # another host's WARN is no cause of this host's failure (REV67a #4)
             kept.setdefault(key, []).extend(items)
             continue
-        cause = next((w[2] for w in warns if w[1] == first.at.host), warns[0][2])
         said.setdefault(cause, []).append(f"{key[1]}: line {first.at.line}: {first.at.text}")
     return kept, {k: v[:_KEPT] for k, v in said.items() if k in kept}
 
@@ -41,6 +42,12 @@ def fold(groups: Groups) -> tuple[Groups, dict[tuple[str, str], list[str]]]:
 # a framework's 'NCCL error in: …' quotes the library's last error on the lines under it (PyTorch's 'Last error:')
 QUOTED_WITHIN = 3
 JOB_CONFIG = "collective_job_config"
+
+
+def echoed(line: int, failed: list[LogLine]) -> bool:
+    """The framework's line at ``line`` quotes, within QUOTED_WITHIN lines under it, a WARN of the job's own
+    configuration: the same fact. A WARN elsewhere (an earlier run's, above) is no echo of this line (REV67a #3)."""
+    return any(job_config(at) for at in failed if line < at.line <= line + QUOTED_WITHIN)
 
 
 def job_config(at: LogLine) -> bool:
