@@ -106,8 +106,8 @@ BANNER = """
 @pytest.mark.parametrize(
     "failure",
     [
-        " size mismatch: local=65536, remote=8388608",
-        " connection_type mismatch: local=RC, remote=UD",
+        " size mismatch: local=65536, remote=8388608\n Failed to exchange data between server and clients",
+        " connection_type mismatch: local=RC, remote=UD\n Failed to exchange data between server and clients",
         " Failed to exchange negotiation parameters between server and client",
         "ethernet_read_keys: Couldn't read remote address",
         " Couldn't post send my QP number 12",

@@ -143,8 +143,9 @@ def parse(lines: list[Line]) -> PerftestParse:
     out = PerftestParse()
     run: PerftestRun | None = None
     unit = "MB"
+    near = perftest_failures.beside_own(lines) if any("mismatch: local=" in ln.text for ln in lines) else set()
     for ln in lines:
-        if _failure(ln.text, run is not None):
+        if _failure(ln.text, run is not None or ln.no in near):
             if run is None:
                 run = PerftestRun("perftest (header not in the capture)")
                 out.runs.append(run)

@@ -10,19 +10,25 @@ prints it (linux-rdma/perftest, src/perftest_communication.c, perftest_parameter
 - a work request (``Couldn't post send my QP number 12``, ``Couldn't post send``, `` Completion with wc_flags
   mismatch at client``), the device (``Failed to query device attributes``).
 
-Without perftest's header only the words no other program prints count (a compared parameter's name before
-'mismatch: local=', 'between server and client', perftest's ethernet_read_* function names, its 'my QP number')."""
+Without perftest's header only the words no other program prints count ('between server and client', perftest's
+ethernet_read_* function names, its 'my QP number'); a compared parameter's 'size mismatch: local=…, remote=…'
+counts under the header or beside those words only (REV67a #2: an uploader's Go code prints the same words)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gpuvet.captures.lazy_re import lazy
+
+if TYPE_CHECKING:
+    from gpuvet.captures.text import Line
 
 # the parameters perftest_communication.c compares (COMPARE(compare, <name>, …))
 _COMPARED = ("test_method", "connection_type", "verb", "tst", "atomicType", "test_type", "report_fmt", "size", "iters",
              "aes_xts", "num_of_qps", "duration", "use_rdma_cm", "use_write_with_imm", "no_enhanced_reorder",
              "sig_offload", "data_validation")
-_OWN = lazy(r"(?:^|\s)(?:" + "|".join(_COMPARED) + r") mismatch: local=\S{1,40}, remote=\S{1,40}\s*$"
-            r"|Failed to exchange [\w ]{1,60}between server and clients?\b"
+_MISMATCH = lazy(r"(?:^|\s)(?:" + "|".join(_COMPARED) + r") mismatch: local=\S{1,40}, remote=\S{1,40}\s*$")
+_OWN = lazy(r"Failed to exchange [\w ]{1,60}between server and clients?\b"
             r"|\bethernet_read_\w{1,20}: Couldn't read\b|\bCouldn't post send my QP number\b"
             r"|Completion with wc_flags mismatch at (?:client|server)\b")
 _WITH_HEADER = lazy(r"Couldn't (?:send local address|listen to port \d{1,5}|post send\b|read reports|get SRQ number)"
@@ -36,4 +42,15 @@ def failed(text: str, headed: bool) -> bool:
     """Whether ``text`` is one of these perftest failure lines; ``headed``: perftest's header is above it."""
     if not any(h in text for h in _HINTS):
         return False
-    return _OWN.search(text) is not None or (headed and _WITH_HEADER.search(text) is not None)
+    return _OWN.search(text) is not None or \
+        (headed and (_MISMATCH.search(text) is not None or _WITH_HEADER.search(text) is not None))
+
+
+_NEAR = 3  # perftest prints the parameter that disagrees right before 'Failed to exchange … between server and client'
+
+
+def beside_own(lines: list[Line]) -> set[int]:
+    """The numbers of the lines within _NEAR lines of one in perftest's own words: there a compared parameter's
+    mismatch is perftest's even without its header."""
+    own = [i for i, ln in enumerate(lines) if any(h in ln.text for h in _HINTS) and _OWN.search(ln.text)]
+    return {lines[j].no for i in own for j in range(max(0, i - _NEAR), min(len(lines), i + _NEAR + 1))}
