@@ -32,8 +32,11 @@ def placed(failures: list[LogFailure]) -> list[LogFailure]:
     """HCCL failures that name no host or device, each given its process's device, address and rank."""
     places: dict[int, str] = {}
     ranks: dict[int, int] = {}
-    for pid in {f.at.pid for f in failures if f.at.lib == "HCCL" and f.at.pid is not None}:
-        said = [f.at.message for f in failures if f.at.lib == "HCCL" and f.at.pid == pid]
+    by_pid: dict[int, list[str]] = {}  # one pass over the failures (REV67a #5: a scan per process was quadratic)
+    for f in failures:
+        if f.at.lib == "HCCL" and f.at.pid is not None:
+            by_pid.setdefault(f.at.pid, []).append(f.at.message)
+    for pid, said in by_pid.items():
         device = next((next(g for g in m.groups() if g) for s in said if (m := _DEVICE.search(s))), None)
         src = next((m for s in said if "|" in s and (m := _SRC.match(s)) is not None), None)
         rank = src.group("rank") if src else next((m.group("rank") for s in said if (m := _RANK.search(s))), None)
