@@ -65,6 +65,7 @@ class Marks:
         self.found: dict[Marker, bool] = {}
         self.triples: np.ndarray | None = None  # a bit each (np.packbits); None: a short text, or not counted yet
         self.ascii = True
+        self.small = False  # a short text's (no triples counted): a word looked for in it is searched, the answer kept
         self.settled: object = None  # the groups settle last answered (read.py asks its FORMATS' twice)
         self.groups: dict[int, tuple[tuple[Marker, ...], bool]] = {}  # id(a group asked) -> (it, its answer)
         if text is not None:
@@ -194,6 +195,7 @@ class Marks:
     def _take(self, text: str) -> None:
         self.text = text
         self.triples = _counted(text) if len(text) > _SMALL else None
+        self.small = self.triples is None
         self.ascii = text.isascii()
 
     def _needs_search(self, marker: Needing) -> bool:
@@ -317,7 +319,10 @@ def holding(lines: list[Line], words: tuple[str, ...], marks: Marks | None = Non
     lines, whose byte triples tell the words it lacks without a search: only the others are tested, three
     ``in`` tests a line at most in one comprehension (a bug report's log holds few of a reader's words, and
     each word absent from a line costs a test of it on every line)."""
-    present = list(words) if marks is None or marks.triples is None else [w for w in words if marks.may(w)]
+    if marks is not None and marks.small and lines is marks.lines:  # a short text's own lines: each word looked for
+        present = [w for w in words if marks.has(w)]  # once in their text (kept), not in them joined again per reader
+    else:
+        present = list(words) if marks is None or marks.triples is None else [w for w in words if marks.may(w)]
     if not present:
         return []
     placed = getattr(lines, "holding", None)
