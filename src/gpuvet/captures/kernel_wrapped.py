@@ -15,9 +15,15 @@ from gpuvet.captures.text import Line
 _PREFIX_ONLY = re.compile(
     r"^[^\[]{0,80}\[\s*(\d+\.\d+)\]\s*[\w.-]{1,32}(?: [0-9a-fA-F]{4,8}:\S+)?:(?: \[\w{1,16}\])?\s*[│┃]?\s*$"
 )
-_BOX = re.compile(r"\s*[│┃]?\s*$")  # a tmux/screen pane's right border after the text
 _CONTINUED = re.compile(r"^\s+(?!\[\s*\d+\.\d+\])\S")
 _SAME_STAMP = re.compile(r"^[^\[]{0,80}\[\s*(\d+\.\d+)\]\s{2,}\S")  # a journal's or a box's prefix before
+
+
+def _unboxed(text: str) -> str:
+    """``text`` without the blanks and a tmux/screen pane's right border after it; in code, linear (REV67a #12: a
+    re.sub of blanks, an optional border and blanks retried each split of a long run of blanks)."""
+    s = text.rstrip()
+    return s[:-1].rstrip() if s.endswith(("│", "┃")) else s
 
 
 def _wraps(head: Line, below: Line) -> bool:
@@ -38,14 +44,14 @@ def joined(lines: list[Line], worded: list[tuple[int, Line]]) -> tuple[list[Line
     wrapped = [
         i
         for i, ln in worded
-        if _BOX.sub("", ln.text).endswith((":", "]")) and i + 1 < len(lines) and _wraps(ln, lines[i + 1])
+        if _unboxed(ln.text).endswith((":", "]")) and i + 1 < len(lines) and _wraps(ln, lines[i + 1])
     ]
     if not wrapped:
         return lines, worded
     lines = list(lines)
     for i in wrapped:
-        below = _BOX.sub("", lines[i + 1].text).strip()
+        below = _unboxed(lines[i + 1].text).strip()
         if _SAME_STAMP.match(lines[i + 1].text) is not None:
             below = below[below.index("]") + 1 :].strip()
-        lines[i] = Line(lines[i].no, _BOX.sub("", lines[i].text) + " " + below)
+        lines[i] = Line(lines[i].no, _unboxed(lines[i].text) + " " + below)
     return lines, [(i, lines[i]) for i, _ in worded]
