@@ -68,9 +68,9 @@ def test_libmlx5_rows_cut_says_status_not_in_the_capture(tmp_path: Path, capsys:
 def test_libmlx5_rows_set_apart_by_blank_lines_are_decoded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = "\n\n".join(["00000000 00000000 00000000 00000000"] * 3 + ["00000000 00008716 0a001f8e 000027d2"])
     code, found = _findings(tmp_path, f"mlx5: n12-3: got completion with error:\n\n{rows}\n", capsys)
-    evidence = json.dumps(found)  # syndrome 0x16 in a requester's error CQE: RNR retry exceeded, the peer not ready
+    evidence = json.dumps(found)  # syndrome 0x16 in a requester's error CQE: RNR retry exceeded: ib_status 13
     assert code == 1 and "status 13" in evidence and "syndrome 0x16 vendor 0x87" in evidence
-    assert "the peer was not ready" in evidence and "path to the peer" not in evidence
+    assert "the peer did not post its receive in time" in evidence and "path to the peer" not in evidence
 
 
 def test_quoted_words_in_prose_are_no_completion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

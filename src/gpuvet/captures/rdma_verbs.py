@@ -504,26 +504,3 @@ def parse(lines: list[Line], marks: Marks | None = None) -> VerbsParse:
     setups = [s if s.device or where is None else VerbsSetup(s.line, where, s.step, s.reason, s.text) for s in setups]
     return VerbsParse(comps, setups, claimed)
 
-
-_SIDES = (
-    (
-        ("rnr retry",),  # R14B: before 'retry counter exceeded', which its words hold too
-        "the peer was not ready: it had no receive posted in time (its process slow, stalled or gone), not the link",
-    ),
-    (
-        ("retry counter exceeded", "retry count exceeded", "response timeout"),
-        "the path to the peer: its requests were never acknowledged (the link, the switch port, the peer's port or node)",
-    ),
-    (("remote",), "the peer refused the request (its process failed first, or its memory was unregistered)"),
-    (("flushed",), "an echo: the queue pair was already in error (find its first error, here or on the peer)"),
-    (
-        ("local", "memory management", "bad response"),
-        "the program's own request (its length, memory key or QP state), not the fabric",
-    ),
-)
-
-
-def side(what: str) -> str | None:
-    """Which side a completion status points at, in an engineer's words (None: the status says no side)."""
-    w = what.lower()
-    return next((said for words, said in _SIDES if any(x in w for x in words)), None)

@@ -280,13 +280,15 @@ def _error_findings(errors: list[tuple[str, AppError]], listed: bool = False) ->
 
 
 _FRAMEWORK_NCCL = {"nccl_timeout", "nccl_first_timeout", "nccl_error", "nccl_cuda"}
+_QUOTING = {"nccl_error", "nccl_cuda"}  # PyTorch's 'NCCL error in: …', the library's 'Last error:' quoted under it
 
 
 def _after_warn(ev: Evidence, found: list[Finding]) -> list[Finding]:
     """A framework's collective error (a watchdog timeout, 'NCCL error in: …') in a file whose NCCL/RCCL log has a
     failed WARN above it (or quoted right under it: PyTorch's 'Last error:') points at that WARN: the library's first
-    failure is the cause the framework only reports; where that WARN is the job's configuration (R14A) the
-    framework's line is the same fact, said once by the library's finding."""
+    failure is the cause the framework only reports; where the framework's line quotes that WARN under itself
+    the two are one fact, said once by the library's finding (its family's cause: the job's configuration, an
+    ECC error; REV67a #7, #8)."""
     failed = {label: sorted((x.at for x in log.failures), key=lambda at: at.line) for label, log in ev.captures.nccl_logs
               if log.failures and log.libs != ["HCCL"]}
     out = []
@@ -299,7 +301,7 @@ def _after_warn(ev: Evidence, found: list[Finding]) -> list[Finding]:
                 warns[0].line > line + nccl_followers.QUOTED_WITHIN:
             out.append(f)
             continue
-        if nccl_followers.echoed(line, warns):  # its own 'Last error:' quote only, never an earlier run's WARN
+        if kinds & _QUOTING and nccl_followers.echoed(line, warns):  # its own 'Last error:' quote, no earlier WARN
             continue
         warn = warns[0]
         out.append(replace(f, evidence={**f.evidence, "first_warn": f"line {warn.line}: {warn.text}",

@@ -41,21 +41,10 @@ def fold(groups: Groups) -> tuple[Groups, dict[tuple[str, str], list[str]]]:
 
 # a framework's 'NCCL error in: …' quotes the library's last error on the lines under it (PyTorch's 'Last error:')
 QUOTED_WITHIN = 3
-JOB_CONFIG = "collective_job_config"
 
 
 def echoed(line: int, failed: list[LogLine]) -> bool:
-    """The framework's line at ``line`` quotes, within QUOTED_WITHIN lines under it, a WARN of the job's own
-    configuration: the same fact. A WARN elsewhere (an earlier run's, above) is no echo of this line (REV67a #3)."""
-    return any(job_config(at) for at in failed if line < at.line <= line + QUOTED_WITHIN)
-
-
-def job_config(at: LogLine) -> bool:
-    """The failure's WARN is of a family whose cause is the job's own configuration (knowledge/nccl_warns.yaml): a
-    framework's report of it ('DistBackendError: NCCL error … unhandled system error') is the same fact, no fault
-    of its own."""
-    from gpuvet.captures.nccl_warns import family
-    from gpuvet.knowledge import nccl_warn_family
-
-    fam = family(at.message, at.source)
-    return fam is not None and nccl_warn_family(fam.name).cause == JOB_CONFIG
+    """The framework's line at ``line`` quotes, within QUOTED_WITHIN lines under it, a failure the library's log
+    has: the same fact, whatever its family's cause (the job's configuration, an ECC error: REV67a #7, #8). A WARN
+    elsewhere (an earlier run's, above) is no echo of this line (REV67a #3)."""
+    return any(line < at.line <= line + QUOTED_WITHIN for at in failed)

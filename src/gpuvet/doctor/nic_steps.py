@@ -162,9 +162,12 @@ def _completion_cause(what: str, transport: str | None) -> str:
 
 
 def _side(what: str) -> str | None:
-    from gpuvet.captures.rdma_verbs import side
+    """Which side a completion status points at, as the knowledge base says it (nccl_warns.yaml's completion_sides,
+    REV67a #7: no meaning held in code; None: the status says no side)."""
+    from gpuvet.knowledge import completion_sides  # noqa: PLC0415 - read where a completion is judged
 
-    return side(what)
+    w = what.lower()
+    return next((said for words, said in completion_sides() if any(x in w for x in words)), None)
 
 
 def _setup_failed(ev: Evidence) -> list[Finding]:

@@ -239,3 +239,19 @@ def nccl_warn_family(name: str) -> NcclWarnFamily:
 def ib_completion_status(code: int) -> str | None:
     """What an InfiniBand work completion's status (ibv_wc_status, NCCL's 'status=N') means; None: not listed."""
     return cast(dict[int, str], _read("nccl_warns.yaml")["ib_status"]).get(code)
+
+
+def completion_sides() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """(words, side) for each entry of nccl_warns.yaml's completion_sides, in order: the side a completion status
+    whose name holds one of the words points at (an entry naming a status says what ib_status says of it)."""
+    rows = cast(list[dict[str, object]], _read("nccl_warns.yaml")["completion_sides"])
+    return tuple((tuple(cast(list[str], row["words"])), _side(row)) for row in rows)
+
+
+def _side(row: dict[str, object]) -> str:
+    if "status" not in row:
+        return str(row["side"])
+    said = ib_completion_status(cast(int, row["status"]))
+    if said is None:
+        raise KeyError(f"nccl_warns.yaml: completion_sides names status {row['status']}, which ib_status lacks")
+    return said.split(": ", 1)[-1]
