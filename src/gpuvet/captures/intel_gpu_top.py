@@ -27,6 +27,7 @@ _LIST_HEAD = re.compile(r"^\s*Freq MHz\s+IRQ\s+RC6\b")
 _LIST_UNITS = re.compile(r"^\s*req\s+act\s+/s\s+%")
 _LIST_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)(?:\s+\d+(?:\.\d+)?){2,}\s*$")
 _JSON_KEYS = ('"engines"', '"frequency"', '"rc6"')
+_GAP = re.compile(r"[ \t\n\r\[,\]]*")  # between -J's objects: blanks, the array's brackets, commas
 
 
 def parse(lines: list[Line]) -> BenchResults:
@@ -40,24 +41,30 @@ def parse(lines: list[Line]) -> BenchResults:
 
 
 def _json(lines: list[Line]) -> BenchResults:
-    """-J's objects: decoded one after another from the first '{', the lines they span claimed."""
+    """-J's objects: decoded one after another from the first '{', the lines they span claimed. Linear in the
+    text (review 67b F4): the gap between objects is skipped in place and newlines are counted once each."""
     out = BenchResults()
     if not any(k in ln.text for ln in lines[:200] for k in _JSON_KEYS):
         return out
-    start = next(i for i, ln in enumerate(lines) if ln.text.lstrip().startswith(("{", "[")))
+    start = next((i for i, ln in enumerate(lines) if ln.text.lstrip().startswith(("{", "["))), None)
+    if start is None:  # the keys without an object (a quote, a cut paste): no sample to read (review 67b F2)
+        out.notes.append("intel_gpu_top: -J's keys without a JSON object ('{'): no sample read")
+        return out
     text = "\n".join(ln.text for ln in lines[start:])
-    decoder, at, ends = json.JSONDecoder(), 0, []
+    decoder, at, counted, newlines, ends = json.JSONDecoder(), 0, 0, 0, []
     while at < len(text):
-        at = len(text) - len(text[at:].lstrip(" \t\n\r[,]"))
+        gap = _GAP.match(text, at)  # matches the empty string at worst
+        at = gap.end() if gap is not None else at
         if at >= len(text) or text[at] != "{":
             break
         try:
             sample, at = decoder.raw_decode(text, at)
-        except ValueError:
+        except (ValueError, RecursionError):  # a cut object, or nesting deeper than Python's stack
             break
+        newlines, counted = newlines + text.count("\n", counted, at), at  # each newline counted once
         if isinstance(sample, dict) and "engines" in sample:
             out.results.append(BenchResult(TOOL, _sample(sample), lines[start].no))
-            ends.append(text.count("\n", 0, at))
+            ends.append(newlines)
     if out.results:
         last = start + max(ends)
         close = next((j for j in range(last + 1, min(len(lines), last + 3)) if lines[j].text.strip() in ("]", "],")),

@@ -39,7 +39,7 @@ _RUN = re.compile(r"^\s*(?:\S.{0,40}?\s)?(?:Node Health Check (?P<end>starting|c
                   r"Running check:\s+\")")
 _XIDS_FOUND = re.compile(r"\bFound XID errors?:\s*\d", re.I)
 _COUNT = re.compile(r"count", re.I)
-_EDITED = r"^\s*[<>+-]\s*.*\b{check}\b\s+(?P<n>\d+)"
+_PAIR = re.compile(r"(?<!\w)([A-Za-z_]\w{0,60})\s+(\d+)\b")  # a word and the count after it, on a diff's old side
 _DIFF_SPAN = 6  # lines: a diff's new side follows its old one within these
 
 
@@ -52,6 +52,7 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
         return
     host = _host(lines, found)
     xids = any(_XIDS_FOUND.search(lines[i].text) for i in holding(lines, ("XID", "Xid", "xid"), marks))
+    edits = _Edits(lines)
     for i in found:
         ln = lines[i]
         t = ln.text
@@ -69,7 +70,7 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
             out.claimed.add(ln.no)
             out.notes.append(f"NHC: {n.group('tool')} is not installed or not runnable: the check's tool, not a GPU")
         elif (r := RETURNED.search(t)) is not None:
-            _returned(lines, out, ln, r, xids)
+            _returned(out, ln, r, xids, edits)
         elif (run := _RUN.match(t)) is not None:
             out.claimed.add(ln.no)
             if run.group("end") == "completed successfully":
@@ -79,31 +80,56 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
             out.notes.append(f"NHC's node-mark script: {note.group('said').strip()}")
 
 
-def _returned(lines: list[Line], out: AppErrorsParse, ln: Line, r: re.Match[str], xids: bool) -> None:
+def _returned(out: AppErrorsParse, ln: Line, r: re.Match[str], xids: bool, edits: _Edits) -> None:
     """A check that returned non-zero: cited by the Xids it found, or a configuration note where the text shows
     its count edited; else left to ops_layer (not claimed)."""
     check = r.group("check")
     if xids and "xid" in check.lower():
         out.claimed.add(ln.no)
         _note(out, f"NHC's {check} failed on the Xids it found (read as those Xids)")
-    elif _COUNT.search(check) and (edit := _edited(lines, check)) is not None:
+    elif _COUNT.search(check) and (edit := edits.of(check)) is not None:
         out.claimed.update(edit[2])
         out.claimed.add(ln.no)
         _note(out, f"NHC's {check}{r.group('args')} failed after nhc.conf was edited to expect {edit[1]} where it "
                    f"expected {edit[0]}: the failure follows the configuration change, not a GPU lost")
 
 
-def _edited(lines: list[Line], check: str) -> tuple[str, str, set[int]] | None:
-    """A diff of nhc.conf changing ``check``'s count: (before, after, its lines), else None."""
-    edit = re.compile(_EDITED.format(check=re.escape(check)))
-    given = re.compile(r"\b" + re.escape(check) + r"\s+(?P<n>\d+)")
-    for i, ln in enumerate(lines):
-        if ln.text.lstrip()[:1] not in "<-" or (old := edit.match(ln.text)) is None:
-            continue
-        for later in lines[i + 1:i + _DIFF_SPAN]:  # the new side ('>' or '+'; a paste's cleaning may take the '>')
-            if (new := given.search(later.text)) is not None and new.group("n") != old.group("n"):
-                return old.group("n"), new.group("n"), {ln.no, later.no}
-    return None
+class _Edits:
+    """The diff lines of nhc.conf in a text, read once (review 67b F3: a rescan per 'returned' line was quadratic):
+    each old-side line's (check, count) pairs, indexed by check; a check's edit is found from its own lines."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self._lines = lines
+        self._old: dict[str, list[tuple[int, str]]] | None = None
+        self._found: dict[str, tuple[str, str, set[int]] | None] = {}
+
+    def of(self, check: str) -> tuple[str, str, set[int]] | None:
+        """A diff changing ``check``'s count: (before, after, its lines), else None."""
+        if check not in self._found:
+            self._found[check] = self._edit(check)
+        return self._found[check]
+
+    def _edit(self, check: str) -> tuple[str, str, set[int]] | None:
+        if self._old is None:
+            self._old = self._index()
+        given = re.compile(r"\b" + re.escape(check) + r"\s+(?P<n>\d+)")
+        for i, n in self._old.get(check, ()):
+            for later in self._lines[i + 1:i + _DIFF_SPAN]:  # the new side ('>' or '+'; a paste's cleaning may take '>')
+                if (new := given.search(later.text)) is not None and new.group("n") != n:
+                    return n, new.group("n"), {self._lines[i].no, later.no}
+        return None
+
+    def _index(self) -> dict[str, list[tuple[int, str]]]:
+        old: dict[str, list[tuple[int, str]]] = {}
+        for i, ln in enumerate(self._lines):
+            if ln.text.lstrip()[:1] not in ("<", "-"):
+                continue
+            last: dict[str, str] = {}  # a check named twice on one line: its last count (as the old regex's '.*')
+            for m in _PAIR.finditer(ln.text):
+                last[m.group(1)] = m.group(2)
+            for word, n in last.items():
+                old.setdefault(word, []).append((i, n))
+        return old
 
 
 def _host(lines: list[Line], found: list[int]) -> str | None:
