@@ -25,8 +25,16 @@ KIND = "gpu_task_uninterruptible"  # kernel_messages.yaml's kind
 _GPU_TASK = re.compile(r"(?:^|/)(?:nvidia-(?:smi|persistenc\w*|container-\w+|docker\w*|cuda-mps-\w+|modprobe|"
                        r"debugdump|fabricmanag\w*|powerd|ctk|bug-report\S*)|nv-hostengine|nv-fabricmanager|"
                        r"dcgm\w*|nvidia_gpu_exporter|rocm-smi|amd-smi)\b")
-# a wait channel in the GPU driver (nvidia.ko's os_* and obfuscated _nv…rm symbols, nvidia-uvm's uvm_*, amdgpu's)
-_GPU_WCHAN = re.compile(r"^(?:os_\w+|_nv\d{6}rm|nv\w+|uvm_\w+|rm_\w+|amdgpu_\w+|kfd_\w+)$")
+# a wait channel in a GPU driver's own code (review 67b F1; the drivers' sources): nvidia.ko's os-interface.c
+# (os_acquire_mutex, os_acquire_semaphore, os_acquire_rwlock_*, os_delay*), its nv_*/nvidia_* entry points and the
+# obfuscated _nv012345rm symbols, nvidia-uvm's uvm_*, nouveau's nvkm_*/nouveau_*, amdgpu's amdgpu_* and amdkfd's
+# kfd_*. Not os_/rm_ alone (other drivers use them) nor 'nv' alone (nvme_*). ps -el prints 6 characters of it.
+_GPU_WCHAN = re.compile(r"^(?:os_acquire_\w+|os_delay\w*|_nv\d{6}rm|nv_\w+|nvidia_\w+|uvm_\w+|nvkm_\w+|nouveau_\w+|"
+                        r"amdgpu_\w+|kfd_\w+)$")
+_WCHAN_CUT = 6  # ps -l's WCHAN column: a name cut to this width is matched as the start of one above
+_NV_CUT = re.compile(r"^_nv\d{3}$")  # an obfuscated _nv012345rm cut to 6
+_GPU_WCHAN_STARTS = ("os_acquire_", "os_delay", "nv_", "nvidia_", "uvm_", "nvkm_", "nouveau_", "amdgpu_",
+                     "kfd_")
 # ps aux's row (also the BSD 'u' forms): USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND, with or without
 # its header (a 'ps aux | grep nvidia' drops it)
 _AUX = re.compile(r"^\s*(?P<user>\S+)\s+(?P<pid>\d+)\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?\s+\d+\s+\d+\s+\S+\s+"
@@ -55,8 +63,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     if marks is not None and not any(marks.may(w) for w in WORDS):
         return out
     tasks, heads = _tasks(lines, marks)
-    gpu = [t for t in tasks if _GPU_TASK.search(t.cmd.split()[0] if t.cmd.split() else "") or
-           _GPU_WCHAN.match(t.wchan)]
+    gpu = [t for t in tasks if _GPU_TASK.search(t.cmd.split()[0] if t.cmd.split() else "") or _in_driver(t.wchan)]
     if not gpu:
         return out
     out.claimed.update([t.line.no for t in tasks] + heads)
@@ -67,16 +74,36 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
         out.notes.append(f"process listing: {len(gpu)} GPU task(s) ({', '.join(_names(gpu))}), {said}")
         return out
     from gpuvet.captures.kernel import KernelEvent
+    from gpuvet.captures.kernel_host import HUNG
 
+    said = ", ".join(f"{n} (pid {t.pid}, {t.stat})" for n, t in zip(_names(stuck), stuck, strict=True))
+    if (hung := next((e for e in out.events if e.kind == HUNG), None)) is not None:  # review 67b F8: one fact
+        same = " (the same pid)" if any(f":{t.pid} blocked" in hung.text for t in stuck) else ""
+        out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D): {said}: the "
+                         f"wedge the kernel's hung-task report on line {hung.line} names{same}, read there")
+        return out
     first = stuck[0]
     out.events.append(KernelEvent(KIND, NO_BUS, first.line.text.strip()[:240], first.line.no, count=len(stuck)))
-    out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D): "
-                     f"{', '.join(f'{n} (pid {t.pid}, {t.stat})' for n, t in zip(_names(stuck), stuck, strict=True))}")
+    out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D): {said}")
     return out
 
 
+def _in_driver(wchan: str) -> bool:
+    """``wchan`` is a GPU driver's function, whole or cut to ps -l's column width (the start of one)."""
+    if _GPU_WCHAN.match(wchan):
+        return True
+    if len(wchan) != _WCHAN_CUT:
+        return False
+    return bool(_NV_CUT.match(wchan)) or any(p.startswith(wchan) or wchan.startswith(p) for p in _GPU_WCHAN_STARTS)
+
+
 def _names(tasks: list[Task]) -> list[str]:
-    return [t.cmd.split()[0].rsplit("/", 1)[-1] if t.cmd.split() else t.pid for t in tasks]
+    """Each task's program: a path's last part; a kernel thread's name (kworker/u64:2) whole (review 67b F1)."""
+    return [_name(t.cmd.split()[0]) if t.cmd.split() else t.pid for t in tasks]
+
+
+def _name(program: str) -> str:
+    return program.rsplit("/", 1)[-1] if program.startswith(("/", ".")) else program
 
 
 def _tasks(lines: list[Line], marks: Marks | None) -> tuple[list[Task], list[int]]:
