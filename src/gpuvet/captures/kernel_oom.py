@@ -21,8 +21,13 @@ if TYPE_CHECKING:
 
 KIND = kernel_host.OOM  # kernel_messages.yaml
 _HEAD = 600
-_KILLED = re.compile(r"\b(?:(Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: )?Kill(?:ed)? "
+# the kernel's own framing only (review 67b F5): 'Out of memory: Killed process …' (a cgroup's, an older kernel's
+# 'Kill process'), or an older kernel's bare 'Killed process N (name) total-vm:…'; any program's 'Killed process'
+# (a supervisor's, a script's) is none
+_KILLED = re.compile(r"\b(Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: Kill(?:ed)? "
                      r"process (\d{1,9}),? (?:UID \d+, )?\(([^)]{1,64})\)")
+_KILLED_BARE = re.compile(r"\b()Killed process (\d{1,9}) \(([^)]{1,64})\),? total-vm:\d")
+_TASK = re.compile(r"\boom-kill:constraint=(\S*?)task=([^,\s]{1,64}),pid=(\d{1,9})")  # the kill's record line
 _OTHER = re.compile(r"\binvoked oom-killer: |\boom-kill:constraint=|\boom_reaper: reaped process \d+|"
                     r"\bMemory cgroup out of memory\b|\bOut of memory: ")
 _WORDS = ("oom", "Out of memory", "out of memory", "Killed process", "Kill process")
@@ -38,16 +43,19 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     memcg = False
     for i in holding(lines, _WORDS, marks):
         text = lines[i].text[:_HEAD]
-        if (k := _KILLED.search(text)) is not None:
+        if (k := _KILLED.search(text) or _KILLED_BARE.search(text)) is not None:
             killed[f"{k.group(3)} ({k.group(2)})"] = None
-            memcg = memcg or k.group(1) is not None
+            memcg = memcg or bool(k.group(1))
+        elif (task := _TASK.search(text)) is not None:
+            killed[f"{task.group(2)} ({task.group(3)})"] = None
         elif _OTHER.search(text) is None:
             continue
         memcg = memcg or "CONSTRAINT_MEMCG" in text
         seen.append(lines[i])
     if not killed or any(e.kind == KIND for e in out.events):
         return out
-    first = next(ln for ln in seen if _KILLED.search(ln.text[:_HEAD]))
+    first = next(ln for ln in seen if _KILLED.search(ln.text[:_HEAD]) or _KILLED_BARE.search(ln.text[:_HEAD])
+                 or _TASK.search(ln.text[:_HEAD]))
     where = "a memory cgroup's limit (a container's)" if memcg else "the host's memory"
     said = f"{first.text.strip()[:160]} (killed: {', '.join(list(killed)[:6])}; {where})"
     out.events.append(KernelEvent(KIND, "node", said[:240], first.no, count=len(killed)))

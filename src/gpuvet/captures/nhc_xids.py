@@ -2,7 +2,8 @@
 (``Found XID errors: 63``, ``Found XID errors: 48, 79``), Azure's azurehpc-health-checks (``XID error(s) found:
 79``), a script's ``Xid errors found: 94``. Each number is one Xid of the driver's catalogue on the node's GPUs:
 read as the Xid it is (its meaning and severity the catalogue's), on the module the line names by bus id, else
-"bus id not in the log". A count of zero or a 'no Xid errors' line is none."""
+"bus id not in the log". A count of zero or a 'no Xid errors' line is none, and so is a number that words follow
+(a count: 'Found Xid errors: 2 in the last 24h')."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ if TYPE_CHECKING:
 
 WORDS = ("XID", "Xid", "xid")
 _FOUND = re.compile(r"\b(?:Found (?:XID|Xid|xid) errors?(?: on (?P<on>\S+))?|(?:XID|Xid|xid) errors?(?:\(s\))? found"
-                    r"(?: on (?P<on2>\S+))?)\s*:\s*(?P<codes>\d{1,3}(?:\s*[, ]\s*\d{1,3}){0,15})\b")
+                    r"(?: on (?P<on2>\S+))?)\s*:\s*(?P<codes>\d{1,3}(?:\s*[, ]\s*\d{1,3}){0,15})\b"
+                    r"(?=\s*[.;]?\s*$|\s+(?:on |at )?(?:GPU |PCI:?)?\S*[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b)")
+# the codes are the line's last words, or a bus id follows them (review 67b F7): 'Found Xid errors: 2 in the last
+# 24h' is a count, not Xid 2
 _BDF = re.compile(r"\b((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 
 
