@@ -1,11 +1,13 @@
 """Issue 46 (REVFIX66b-A, review findings 6, 7 and 8 on xrt_tools and neuron_status), on lines in the tools' own
 words: old-form xbutil validate's 'Validating card[N]' is card N's (its bus from the flash scan's order, never another
 card's); the Neuron device is the log's ndN even after a NeuronCore (ncN) is named; every line is gated by a cheap
-substring before the patterns (200,000 ordinary lines under a whole-text marker read in a fraction of a second)."""
+substring before the patterns (ten times the ordinary lines under a whole-text marker cost about ten times the
+time: linear)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from gpuvet.captures import neuron_status, xrt_tools
@@ -48,15 +50,29 @@ def test_old_validate_card_past_the_flash_scan_is_card_n_not_the_first_bus(tmp_p
     assert len(found) == 1 and "card 1" in next(iter(found))[1] and "1A:00.0" not in next(iter(found))[1]
 
 
-def test_ordinary_lines_under_a_common_marker_are_gated_cheaply() -> None:
+def _ordinary(n: int) -> list[Line]:
     first = "kubelet I0101 reconcile pod default/web-0 container app is not ready: readiness probe failed"
-    lines = [
-        Line(i + 1, first if i == 0 else f"kubelet I0101 some ordinary line number {i} about mounts") for i in range(200_000)
-    ]
-    for read in (xrt_tools.examine, xrt_tools.validate, xrt_tools.amdxdna, neuron_status.read):
+    return [Line(i + 1, first if i == 0 else f"kubelet I0101 some ordinary line number {i} about mounts") for i in range(n)]
+
+
+def _best_of_3(read: Callable[[list[Line], ListedParse], object], lines: list[Line]) -> float:
+    spent = []
+    for _ in range(3):
         t = time.perf_counter()
         read(lines, ListedParse())
-        assert time.perf_counter() - t < 0.5, read
+        spent.append(time.perf_counter() - t)
+    return min(spent)
+
+
+def test_ordinary_lines_under_a_common_marker_are_gated_cheaply() -> None:
+    """Ten times the lines cost about ten times the time (linear: each line is gated by a substring), measured as a
+    ratio in this run, never against the clock; a read that rescans the text per line grows a hundredfold."""
+    small, large = _ordinary(20_000), _ordinary(200_000)
+    for read in (xrt_tools.examine, xrt_tools.validate, xrt_tools.amdxdna, neuron_status.read):
+        out = ListedParse()
+        read(large, out)
+        assert not out.modules, read
+        assert _best_of_3(read, large) < 30 * max(_best_of_3(read, small), 1e-4), read
 
 
 def test_xrt_markers_are_words_only_xrt_prints() -> None:

@@ -38,12 +38,22 @@ def test_a_value_past_40_characters_is_not_read_and_nothing_raises() -> None:
     assert [e.kind for e in _pm("symbol_error_counter=" + "9" * 40).errors] == ["fabric_port_counter"]
 
 
+def _best_of_3(text: str) -> float:
+    spent = []
+    for _ in range(3):
+        t = time.perf_counter()
+        fabric_counters.read([Line(1, text)], AppErrorsParse())
+        spent.append(time.perf_counter() - t)
+    return min(spent)
+
+
 def test_a_long_line_of_dotted_words_is_read_in_one_pass() -> None:
     out = AppErrorsParse()
-    hostile = "a." * 50_000 + " segfault at 0 ip 1 sp 2 error 4 in libnccl.so.2[7f00+1000]"
-    t = time.perf_counter()
-    fabric_counters.read([Line(1, hostile)], out)
-    assert time.perf_counter() - t < 0.5
+    tail = " segfault at 0 ip 1 sp 2 error 4 in libnccl.so.2[7f00+1000]"
+    # ten times the dotted words cost about ten times the time (one pass), a ratio measured in this run, never a
+    # clock's limit; a pattern that backtracks over them grows a hundredfold or more
+    assert _best_of_3("a." * 50_000 + tail) < 30 * max(_best_of_3("a." * 5_000 + tail), 1e-4)
+    fabric_counters.read([Line(1, "a." * 50_000 + tail)], out)
     assert out.notes == []
     real = "kernel: python3[1234]: segfault at 0 ip 7f12 sp 7ffd error 4 in libnccl.so.2.18.3[7f00+100000]"
     fabric_counters.read([Line(2, real)], out)
