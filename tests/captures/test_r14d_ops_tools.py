@@ -214,15 +214,20 @@ Demands:
 """
 
 
-@pytest.mark.parametrize(("text", "count", "model"), [(RAY_OLD, 16, "V100"), (RAY_NEW, 4, "A100")],
-                         ids=["node_lines", "resources_block"])
-def test_ray_status_gpus_are_the_inventory_and_nothing_is_judged(tmp_path: Path, text: str, count: int,
-                                                                 model: str) -> None:
-    inv = capture_json(tmp_path, text, cmd="inventory")
+def test_ray_status_gpus_are_the_inventory_and_nothing_is_judged(tmp_path: Path) -> None:
+    inv = capture_json(tmp_path, RAY_NEW, cmd="inventory")  # one Active node: its GPUs are its modules
     modules = inv["modules"]
-    assert isinstance(modules, list) and len(modules) == count
-    assert {m["model"] for m in modules} == {model}
-    assert _grave(capture_json(tmp_path, text)["findings"]) == []  # type: ignore[arg-type]
+    assert isinstance(modules, list) and len(modules) == 4
+    assert {m["model"] for m in modules} == {"A100"}
+    assert _grave(capture_json(tmp_path, RAY_NEW)["findings"]) == []  # type: ignore[arg-type]
+
+
+def test_a_ray_clusters_gpus_are_said_per_node_not_one_hosts_modules(tmp_path: Path) -> None:
+    """Review 67b F9: RAY_OLD is 3 nodes (2 with 8 GPUs each); its 16 GPUs were listed as one host's 16 modules."""
+    inv = capture_json(tmp_path, RAY_OLD, cmd="inventory")
+    assert inv["modules"] == []
+    assert "a cluster of 2 node(s) with GPUs: 2 node(s) x 8 V100" in str(inv["notes"])
+    assert _grave(capture_json(tmp_path, RAY_OLD)["findings"]) == []  # type: ignore[arg-type]
 
 
 NHC_RUN_OK = """\

@@ -36,6 +36,7 @@ _NOTED = ("HAMi device plugin:", "ray status:")  # read's notes, by which seen()
 _FIND = ("registered device", "start working on the devices", "node(s) with resources", "MemoryScaling=", "status: ")
 _BLOCK = 60  # lines: a ray status block's Resources follow its head within these
 _RAY_HEAD = re.compile(r"={3,} (?:Autoscaler|Cluster) status: ")
+_RAY_ACTIVE = re.compile(r"^(\d{1,5}) node_[0-9a-f]{6,}$")  # an Active node of the newer status
 
 
 @dataclass(frozen=True)
@@ -53,15 +54,17 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
     if marks is not None and not any(marks.may(w) for w in WORDS):
         return
     lines = _relevant(lines)
-    hami, ray = _hami(lines), _ray(lines)
+    hami, ray, cluster = _hami(lines), _ray(lines), _ray_cluster(lines)
     out.claimed |= {ln.no for ln in lines if _REGISTERED.search(ln.text) or _WORKING.search(ln.text)
-                    or _SCALING.search(ln.text) or (ray and (_RAY_NODES.match(ln.text) or _RAY_HEAD.search(ln.text)
-                                                             or _RAY_USAGE.match(ln.text)))}
+                    or _SCALING.search(ln.text) or ((ray or cluster) and (_RAY_NODES.match(ln.text)
+                                                    or _RAY_HEAD.search(ln.text) or _RAY_USAGE.match(ln.text)))}
     if hami:
         out.notes.append(f"{_NOTED[0]} {len(hami)} device(s) registered ({_said(hami)})")
     if ray:
-        out.notes.append(f"{_NOTED[1]} {len(ray)} GPU(s) in the cluster's resources ({_said(ray)}); no bus id, "
+        out.notes.append(f"{_NOTED[1]} {len(ray)} GPU(s) in the one node's resources ({_said(ray)}); no bus id, "
                          "Ray's count only")
+    if cluster:
+        out.notes.append(cluster)
 
 
 def seen(parsed: AppErrorsParse) -> bool:
@@ -136,18 +139,61 @@ def _working(text: str) -> list[Device]:
 
 
 def _ray(lines: list[Line]) -> list[Device]:
-    """The GPUs ray status counts: per node line (times its node count), else the Resources block's totals."""
-    devices: list[Device] = []
+    """The GPUs ray status counts, as one node's modules only where the cluster is one node (review 67b F9: a
+    cluster's totals are not one host's modules): its node line's GPUs, else the Resources block's totals."""
+    groups = _ray_groups(lines)
+    if groups:
+        if sum(n for n, _, _ in groups) != 1:
+            return []
+        _, gpus, kind = groups[0]
+        return [Device(str(i), kind) for i in range(gpus)]
+    if not any(_RAY_HEAD.search(ln.text) for ln in lines) or _ray_active(lines) != 1:
+        return []
+    total, model = _ray_total(lines)
+    return [Device(str(i), model) for i in range(total)]
+
+
+def _ray_groups(lines: list[Line]) -> list[tuple[int, int, str]]:
+    """The older status' node lines with GPUs: (nodes, GPUs on each, accelerator type)."""
+    groups = []
     for ln in lines:
         if "node(s) with resources" in ln.text and (m := _RAY_NODES.match(ln.text)) is not None:
-            gpus = _RAY_GPU.search(m.group("res"))
-            kind = _RAY_TYPE.search(m.group("res"))
-            count = int(m.group("n")) * int(float(gpus.group("gpus"))) if gpus else 0
-            devices += [Device(str(len(devices) + i), kind.group("type") if kind else "GPU") for i in range(count)]
-    if devices:
-        return devices
+            gpus, kind = _RAY_GPU.search(m.group("res")), _RAY_TYPE.search(m.group("res"))
+            if gpus and int(float(gpus.group("gpus"))):
+                groups.append((int(m.group("n")), int(float(gpus.group("gpus"))), kind.group("type") if kind else "GPU"))
+    return groups
+
+
+def _ray_active(lines: list[Line]) -> int:
+    """The nodes the newer status lists as Active (' 1 node_3f1c2e' lines under 'Active:'), 0 where none."""
+    active, inside = 0, False
+    for ln in lines:
+        text = ln.text.strip()
+        if text.endswith(":") and text[:-1].isalpha():
+            inside = text == "Active:"
+        elif inside and (m := _RAY_ACTIVE.match(text)) is not None:
+            active += int(m.group(1))
+    return active
+
+
+def _ray_total(lines: list[Line]) -> tuple[int, str]:
+    """The Resources block's GPU total and its one accelerator type ('GPU' where none or several)."""
     usage = [m for ln in lines if "/" in ln.text and (m := _RAY_USAGE.match(ln.text)) is not None]
     total = next((int(float(m.group("total"))) for m in usage if m.group("what") == "GPU"), 0)
     kinds = [m.group("type") for m in usage if m.group("type")]
-    model = kinds[0] if len(kinds) == 1 else "GPU"
-    return [Device(str(i), model) for i in range(total)] if any(_RAY_HEAD.search(ln.text) for ln in lines) else []
+    return total, kinds[0] if len(kinds) == 1 else "GPU"
+
+
+def _ray_cluster(lines: list[Line]) -> str:
+    """A cluster's GPUs said per node where its status gives them, else its totals and node count: not modules."""
+    if groups := _ray_groups(lines):
+        if sum(n for n, _, _ in groups) == 1:
+            return ""
+        per = ", ".join(f"{n} node(s) x {g} {kind}" for n, g, kind in groups)
+        return f"{_NOTED[1]} a cluster of {sum(n for n, _, _ in groups)} node(s) with GPUs: {per}; not one node's modules"
+    if not any(_RAY_HEAD.search(ln.text) for ln in lines) or (active := _ray_active(lines)) == 1:
+        return ""
+    total, model = _ray_total(lines)
+    nodes = f"{active} node(s)" if active else "nodes it does not count here"
+    return (f"{_NOTED[1]} the cluster's totals, {total} {model} GPU(s) over {nodes}; its status gives no count per "
+            "node: not one node's modules") if total else ""
