@@ -311,7 +311,9 @@ class CaptureBackend(Backend):
             from gpuvet.backends.capture.nccl_nics import nccl_nics
 
             named = {m.device for m in self._run_nics}
-            self._run_nics += [n for n in nccl_nics(fc.nccl_log, label) if n.device not in named]
+            for n in (n for n in nccl_nics(fc.nccl_log, label) if n.device not in named):
+                self._run_nics.append(n)  # each host's HCA its own (REV67a #6), said as NCCL printed it
+                self._notes.append(f"{label}: {n.device}: {n.read_from}")
         for nic in fc.nics.nics:
             if nic.device in self._nics and (merged := _counters_added(self._nics[nic.device], nic)) is not None:
                 self._nics[nic.device] = merged  # a port's counters (sysfs, perfquery) beside ibstat's state
@@ -332,8 +334,12 @@ class CaptureBackend(Backend):
         """nics() and, beside them, the NICs topo -m names that no RDMA tool listed: inventory lists every NIC
         the capture names; doctor judges only those whose ports a tool read (nics())."""
         read = self.nics()
-        more = tuple(n for n in (*self._topo_nics, *self._run_nics) if n.device not in self._nics)
-        more = tuple(n for i, n in enumerate(more) if n.device not in {m.device for m in more[:i]})
+        topo: dict[str, Nic] = {}
+        for n in self._topo_nics:
+            topo.setdefault(n.device, n)  # the first listing of a device kept
+        more = (*(n for n in topo.values() if n.device not in self._nics),
+                *(n for n in self._run_nics if n.device not in self._nics and n.device not in topo))
+        # the run NICs are one per device, or per host and device where NCCL's log names two hosts (_take_nics)
         if not more:
             return read
         return NicReadings((*(read.nics if read else ()), *more),

@@ -14,17 +14,18 @@ _HCA = re.compile(r"^(?P<dev>[A-Za-z][\w.-]{0,40}):(?P<port>\d{1,3})(?:/(?P<laye
 
 
 def nccl_nics(log: NcclLog, label: str) -> list[Nic]:
-    """One Nic per HCA NET/IB named, in the order the log names them, with its host where the log names one."""
-    out: dict[str, Nic] = {}
+    """One Nic per host and HCA NET/IB named, in the order the log names them: two hosts' mlx5_0 are two devices
+    (REV67a #6), as two hosts' modules are; read_from says the host, port and link layer as NCCL printed them."""
+    out: dict[tuple[str | None, str], Nic] = {}
     for c in log.choices:
         if c.transport != "IB":
             continue
         for said in c.devices:
             m = _HCA.match(said)
-            if m is None or m.group("dev") in out:
+            if m is None or (c.host, m.group("dev")) in out:
                 continue
             host = f" on {c.host}" if c.host else ""
-            out[m.group("dev")] = Nic(m.group("dev"), None, None, (), read_from=(
-                f"{label} (NCCL's NET/IB{host}: port {m.group('port')}, {m.group('layer') or 'link layer not said'}; "
-                "ports' state and bus id not in the log)"))
+            out[(c.host, m.group("dev"))] = Nic(m.group("dev"), None, None, (), read_from=(
+                f"read from {label}: NCCL's NET/IB{host} chose port {m.group('port')}, link layer "
+                f"{m.group('layer') or 'not said'}; ports' state and bus id not in the log"))
     return list(out.values())
