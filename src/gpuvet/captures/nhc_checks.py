@@ -31,6 +31,10 @@ _ETH = re.compile(r"\bcheck_hw_eth:\s+Ethernet device (?P<dev>\S+) not detected"
 _NO_TOOL = re.compile(r"\bcheck_nv_\w+:\s+(?P<tool>\S+) not found or not runnable")
 RETURNED = re.compile(r"\bCheck (?P<check>[A-Za-z_]\w{0,60})(?P<args>(?: [^\s:]{1,40}){0,6}) returned (?P<rc>\d{1,3})\b")
 _MARKED = re.compile(r"\bnode-mark-(?:offline|online)\s+(?P<host>[A-Za-z0-9][\w.-]{0,62})\s+(?:check_\w+|\S+:)")
+# NHC's framing of a check's message: nhc's 'Health check failed:', node-mark-offline's line, scontrol's
+# 'Reason=NHC', sinfo -R's REASON column starting 'NHC:'
+_FRAME = re.compile(r"Health check failed:|\bnode-mark-(?:offline|online)\b|\bReason=NHC\b|^\s*NHC:")
+_NODE_NAME = re.compile(r"\bNodeName=([A-Za-z0-9][\w.-]{0,62})\b")
 _MARK_NOTE = re.compile(r"\bnode-mark-(?:offline|online):\s+(?P<said>.{1,160})$")
 _PROMPT = re.compile(r"^\s*\[?\w[\w.-]*@(?P<host>[A-Za-z0-9][\w.-]{0,62})[ :][^#$\]]*\]?[#$]")
 # nhc -v's own run (its README): 'Node Health Check starting.', 'Running check:  "check_hw_eth eth0"', 'Node Health
@@ -56,17 +60,15 @@ def read(lines: list[Line], out: AppErrorsParse, marks: Marks | None = None) -> 
     for i in found:
         ln = lines[i]
         t = ln.text
-        if (m := _IB_DOWN.search(t)) is not None:
-            port = f" {m.group('dev')}" if m.group("dev") else ""
-            rate = f" at {m.group('rate')} Gb/s" if m.group("rate") else ""
-            _add(out, "nhc_ib_port_down", ln, f"NHC check_hw_ib: no InfiniBand port{port} ACTIVE (LinkUp{rate}) "
-                 f"on {host or 'the node'}: {t.strip()}", host)
-        elif _OFED.search(t):
+        framed = _FRAME.search(t) is not None  # NHC's own words only inside its framing (review 67b F6)
+        if framed and (m := _IB_DOWN.search(t)) is not None:
+            _add(out, "nhc_ib_port_down", ln, _ib_said(m, host, t), host)
+        elif framed and _OFED.search(t):
             _add(out, "nhc_check_failed", ln, f"check_hw_ib: {t.strip()}", host)
-        elif (e := _ETH.search(t)) is not None:
+        elif framed and (e := _ETH.search(t)) is not None:
             _add(out, "nhc_netdev_missing", ln, f"NHC check_hw_eth: network device {e.group('dev')} not detected on "
                  f"{host or 'the node'}: {t.strip()}", host)
-        elif (n := _NO_TOOL.search(t)) is not None:
+        elif framed and (n := _NO_TOOL.search(t)) is not None:
             out.claimed.add(ln.no)
             out.notes.append(f"NHC: {n.group('tool')} is not installed or not runnable: the check's tool, not a GPU")
         elif (r := RETURNED.search(t)) is not None:
@@ -132,11 +134,26 @@ class _Edits:
         return old
 
 
+def _ib_said(m: re.Match[str], host: str | None, t: str) -> str:
+    """check_hw_ib's failure in words: with a rate it fails on a port down and on one ACTIVE at another rate."""
+    port = f" {m.group('dev')}" if m.group("dev") else ""
+    where = f"on {host or 'the node'}"
+    if not m.group("rate"):
+        return f"NHC check_hw_ib: no InfiniBand port{port} ACTIVE (LinkUp) {where}: {t.strip()}"
+    return (f"NHC check_hw_ib: no InfiniBand port{port} ACTIVE at {m.group('rate')} Gb/s {where} (a port down, or "
+            f"up at another rate: ibstat's State and Rate say which): {t.strip()}")
+
+
 def _host(lines: list[Line], found: list[int]) -> str | None:
-    """The node NHC judged: node-mark-offline's argument, else the one host a shell prompt names."""
+    """The node NHC judged: node-mark-offline's argument, else scontrol's one NodeName beside NHC's Reason, else the
+    one host a shell prompt names."""
     marked = {m.group("host") for i in found if (m := _MARKED.search(lines[i].text))}
     if len(marked) == 1:
         return marked.pop()
+    if not marked and any("Reason=NHC" in lines[i].text for i in found):
+        named = {m.group(1) for ln in lines if "NodeName=" in ln.text and (m := _NODE_NAME.search(ln.text))}
+        if len(named) == 1:
+            return named.pop()
     prompts = {m.group("host") for ln in lines[:400] if "@" in ln.text and (m := _PROMPT.match(ln.text))}
     return prompts.pop() if len(prompts) == 1 and not marked else None
 
