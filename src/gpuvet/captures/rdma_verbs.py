@@ -95,6 +95,9 @@ _OPENIB_WORDS = {
 _SLICE = lazy(r"[Pp]rocess failed for slice \((?P<inner>.{0,400}?)\)(?::|.{0,80}?error:)\s*(?P<words>[A-Za-z ]{3,60})")
 _LOCAL_NIC = lazy(r"\blocal_nic: (?P<dev>[\w.-]{1,32})")
 # any other program: ibv_wc_status_str's words on a line that names an RDMA device and says it failed
+# rdma-core's example programs (libibverbs/examples: ibv_rc_pingpong and its uc/ud/srq/xsrq siblings), the verbs test
+# every admin runs: 'Failed status RNR retry counter exceeded (13) for wr_id 2' (ibv_wc_status_str, the number beside)
+_PINGPONG = lazy(r"^\s*Failed status (?P<words>[A-Za-z ]{3,60}?) \((?P<code>\d{1,2})\) for wr_id \d{1,20}\b")
 _WORDS_ANY = lazy(r"\b(?P<words>" + _STATUS_ALT + r")\b", re.I)
 _DEV_ANY = lazy(r"\b(?P<dev>" + _DEV + r")(?:[:/](?P<port>\d{1,3})\b)?")
 _FAILED = lazy(r"\b(?:err(?:or)?|fail(?:ed|ure)?|CQE|WC|wc|completion)\b", re.I)
@@ -349,6 +352,9 @@ def _completion(ln: Line) -> VerbsCompletion | None:
         )
         if code is not None and 1 <= code <= len(VERBS_WORDS):
             return VerbsCompletion(ln.no, m.group("host"), None, None, "Open MPI's openib BTL", code, None, None, text)
+    if "for wr_id" in t and (m := _PINGPONG.match(t)) is not None and _code(m.group("words")) == int(m.group("code")):
+        return VerbsCompletion(ln.no, None, None, None, "rdma-core's ibv_*_pingpong", int(m.group("code")), None, None,
+                               text)  # its words and number agree: no other program's sentence
     if "for slice" in t and (m := _SLICE.search(t)) is not None:
         words = m.group("words").strip().lower()
         code = next((c for w in (*VERBS_WORDS, *KERNEL_WORDS) if words.startswith(w) and (c := _code(w))), None)
