@@ -149,11 +149,18 @@ Failed to initialize NVML
 """
 
 
-@pytest.mark.parametrize("text", [POD_LOG, DOCKER_EXEC, CUT_IN_POD], ids=["pod", "docker_exec", "cut"])
+@pytest.mark.parametrize("text", [POD_LOG, DOCKER_EXEC], ids=["pod", "docker_exec"])
 def test_nvml_unknown_error_in_a_container_is_its_device_access(tmp_path: Path, text: str) -> None:
     found = _grave(_findings(tmp_path, text))
     assert [(f["cause"], f["severity"]) for f in found] == [("container_gpu_access", "warn")]
     assert "restart the container" in found[0]["fix"]
+
+
+def test_an_nvml_line_cut_before_its_status_is_not_unknown_error(tmp_path: Path) -> None:
+    """Review 67b F10: the cut line names no status, so not the cgroup rules' 'Unknown Error'."""
+    data = capture_json(tmp_path, CUT_IN_POD)
+    assert "cgroup" not in str(data["findings"])
+    assert "container_nvml_unknown" not in str(data["findings"])
 
 
 HAMI_REGISTER = """\

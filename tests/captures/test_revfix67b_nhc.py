@@ -32,3 +32,12 @@ def test_scontrols_nhc_reason_is_on_its_node_and_says_the_rate_may_differ(tmp_pa
     _, data = doctor_text(tmp_path, SCONTROL)
     assert [(r["subject"], r["kind"]) for r in data["roots"]] == [("cn042", "nic_port_down")]
     assert "up at another rate" in str(data["findings"])
+
+
+HOST_ROOT = "root@gpu-node01:/# nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
+
+
+def test_a_host_root_shell_at_slash_is_not_a_container(tmp_path: Path) -> None:
+    """Review 67b F10 (beside NHC's: both are a host's text read as something else)."""
+    _, data = doctor_text(tmp_path, HOST_ROOT)
+    assert "container_gpu_access" not in [f["cause"] for f in data["findings"]]

@@ -67,18 +67,18 @@ _CONTAINER = lazy(r"\b(?:docker|nerdctl|podman)(?:-compose| compose)? (?:run|exe
                   # AGX1: a poster's 'the container does not have access', 'the container cannot see the GPUs'
                   r"\b(?:the|this|my|our) container\b[^.\n]{0,20}?\b(?:does(?:n't| not) (?:have|see)|has no|can't|cannot)\b|"
                   r"\b(?:toolbox|distrobox) (?:images?|containers?|enter|create|run)\b|"  # R5A: Fedora's toolbox, distrobox
-                  # R14D: a pod's log (kubectl logs), and a root shell whose prompt sits at / (docker exec's, the image's
-                  # WORKDIR; a host's root shell opens in ~) or is named by a container id (docker's default hostname)
-                  r"\bkubectl logs\b|^\s*root@(?:[\w.-]{1,63}:/#|[0-9a-f]{12}:)",
+                  # R14D: a pod's log (kubectl logs), and a root shell named by a container id (docker's default
+                  # hostname); a root shell at / is none (review 67b F10: a host's root shell can sit there too)
+                  r"\bkubectl logs\b|^\s*root@[0-9a-f]{12}:",
                   re.I)
 # a word every _CONTAINER match holds, and one every line framed reads holds, in some casing (lower case): a line
 # holding none is not searched
 _CONTAINER_WORDS = ("docker", "nerdctl", "podman", "kubectl", "--gpus", "runtime", "nvidia_visible_devices", "container",
-                    "toolbox", ":/#", "root@")
+                    "toolbox", "root@")
 _MESSAGE_WORDS = ("nvml", "nvidia-smi")
 _BLOCK = 8192  # lines searched at a time
-# NVML's unknown error, or its sentence cut before the status (a pod log's excerpt ending there; R14D)
-_NVML_UNKNOWN = lazy(r"Failed to initiali[sz]e NVML(?:: Unknown Error|\s*$)", re.I)
+# NVML's unknown error as printed; a line cut before its status is not read as one (review 67b F10)
+_NVML_UNKNOWN = lazy(r"Failed to initiali[sz]e NVML: Unknown Error", re.I)
 _SMI_NO_DRIVER = lazy(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")
 _SAID = lazy(r"^\s*(?:\S+@\S+:[^#$\s]*\s?[#$]\s*)?(?:Failed to initiali[sz]e NVML|NVIDIA-SMI has failed)", re.I)
 _PROMPT = lazy(r"^\s*(?:\S+@\S+:[^#$\s]*\s?[#$]|[#$])\s*(?P<command>.*)$")  # 'root@plex:/# …', '$ …', '# …'
