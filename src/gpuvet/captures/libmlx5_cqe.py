@@ -10,7 +10,8 @@ A paste often keeps the first line and loses the rows (a log cut where the poste
 one failed transfer on that host's mlx5 NIC, its status not in the capture (cqe_status.dumped decodes it where the
 rows are there, blank lines a paste set between them skipped). A sentence that quotes the words (``the hex dump
 following "got completion with error"``) is no print of the provider: only the provider's own line (``mlx5:
-<host>: `` before the words, nothing after them) is read, at the start of a line or quoted at a sentence's end."""
+<host>: `` before the words, nothing after them) is read, at the start of a line or quoted at a sentence's end;
+quoted after a sentence's words, only with its dump's rows under it (REV67a #10)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
 _HEAD = lazy(r"(?:^|\s)mlx5: (?P<host>[A-Za-z0-9][\w.-]{0,63}): got completion with error:?\s*$")
+# a sentence's words before the quoted line ('Our logs used to show mlx5: …'): no log prefix ends in a lowercase
+# word (a timestamp, '[1,0]<stderr>:', '[rank3]:', Ray's '(… ip=…)', a logger's '-- ' end in a sign or a digit)
+_PROSE_BEFORE = lazy(r"(?:^|\s)[A-Za-z]{1,20}\s+[a-z]{2,20}\s*$")
 _ROW = lazy(r"^\s*(?:[0-9a-fA-F]{8}\s+){3}[0-9a-fA-F]{8}\s*$")
 UNKNOWN_HOST = "host_unknown"  # rdma-core providers/mlx5/mlx5.c: gethostname() failed
 # what the line alone tells of the status (the rows, where there, tell which)
@@ -47,5 +51,7 @@ def headline(lines: list[Line], i: int) -> Headline | None:
         if len(rows) == 4 or (nxt.text.strip() and _ROW.match(nxt.text) is None):
             break
         rows += [nxt] if nxt.text.strip() else []
+    if not rows and _PROSE_BEFORE.search(ln.text[max(0, m.start() - 60) : m.start() + 1]):
+        return None  # REV67a #10: a sentence quoting the words, no dump under it: the poster's prose, no print
     host = m.group("host")
     return Headline(ln.no, None if host == UNKNOWN_HOST else host, tuple(rows), ln.text.strip()[:240])
