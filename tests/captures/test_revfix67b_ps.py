@@ -52,7 +52,7 @@ def test_a_task_waiting_in_nvme_or_a_generic_rm_function_is_not_the_gpu_driver(t
 
 
 def test_a_kworker_in_the_uvm_driver_is_named_whole(tmp_path: Path) -> None:
-    data = capture_json(tmp_path, PS_EL_UVM_KWORKER)
+    data = capture_json(tmp_path, PS_EL_UVM_KWORKER * 2)  # listed twice: it lasts
     assert [c for c, _, _ in _grave(data)] == ["module_needs_reset"]
     assert "kworker/u64:2 (pid 733, D)" in str(data["notes"])
 
@@ -62,3 +62,19 @@ def test_a_hung_task_report_and_its_ps_row_are_one_finding_on_the_kernels_module
     resets = [g for g in _grave(data) if g[0] == "module_needs_reset"]
     assert resets == [("module_needs_reset", "critical", "0000:3B:00.0")]
     assert "hung-task report on line 2" in str(data["notes"])
+
+
+PS_ETIME = """\
+$ ps -eo pid,stat,etime,wchan:32,cmd
+    PID STAT     ELAPSED WCHAN                            CMD
+   9001 D+         05:12 os_acquire_mutex                 nvidia-smi
+   9002 D+         00:03 os_acquire_mutex                 nvidia-smi -L
+"""
+
+
+def test_a_gpu_task_in_d_past_the_hung_task_timeout_is_the_driver_wedged(tmp_path: Path) -> None:
+    data = capture_json(tmp_path, PS_ETIME)
+    assert [(c, s) for c, s, _ in _grave(data)] == [("module_needs_reset", "critical")]
+    assert "in D for minutes or in two listings: pid 9001" in str(data["notes"])
+    data = capture_json(tmp_path, PS_ETIME.replace("05:12", "00:40"))
+    assert _grave(data) == [] and "in one snapshot" in str(data["notes"])

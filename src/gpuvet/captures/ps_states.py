@@ -2,7 +2,8 @@
 table) in which a GPU task sits in uninterruptible sleep (state ``D``, ``Ds``, ``D+``, ``Dsl``): nvidia-smi,
 nvidia-persistenced, nvidia-container-cli, the DCGM host engine, or any task whose wait channel is in the GPU
 driver (``os_acquire_mutex``, ``_nv012345rm``, ``uvm_…``). It is the fact the kernel's hung-task watchdog reports
-(kernel_host's driver_hung_task), seen in a snapshot: the driver is wedged and every caller blocks behind it.
+(kernel_host's driver_hung_task) where the listing shows it lasts: in D past the watchdog's 120 s (an ETIME column)
+or in two listings. One snapshot is a note: nvidia-smi waits in D briefly while a driver starts (review 67b F8).
 
 A listing whose GPU tasks all run or sleep normally is read (its rows claimed, a note), never refused; ``ps -ef``
 prints no state, so its rows are read and said to show none."""
@@ -41,6 +42,9 @@ _AUX = re.compile(r"^\s*(?P<user>\S+)\s+(?P<pid>\d+)\s+\d+(?:\.\d+)?\s+\d+(?:\.\
                   r"(?P<stat>[DRSTtZXIWKPNLsl<+]{1,8})\s+\S+(?:\s\d{2})?\s+[\d:.-]+\s+(?P<cmd>\S.*)$")
 _HEADER = re.compile(r"^\s*(?:[A-Z%+]+\s+)*PID\s+(?:[A-Z%+]+\s+)*(?:COMMAND|CMD|COMM|ARGS)\b")
 _STATE_COLS = ("STAT", "S", "STATE")
+_ELAPSED_COLS = ("ELAPSED", "ETIME")
+_ETIME = re.compile(r"^(?:(?:(\d{1,5})-)?(\d{1,2}):)?(\d{1,2}):(\d{2})$")
+HUNG_AFTER_S = 120  # the kernel's hung_task_timeout_secs default: a task in D this long is what its watchdog reports
 _CMD_COLS = ("COMMAND", "CMD", "COMM", "ARGS")
 WORDS = ("PID", "nvidia", "nv-hostengine", "dcgm", "smi")
 _ROW_WORDS = ("nvidia", "nv-hostengine", "dcgm", "rocm-smi", "amd-smi")
@@ -55,6 +59,7 @@ class Task:
     wchan: str
     cmd: str
     line: Line
+    elapsed: str = ""  # ps' ETIME/ELAPSED where a column gives it
 
 
 def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> KernelParse:
@@ -82,10 +87,31 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
         out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D): {said}: the "
                          f"wedge the kernel's hung-task report on line {hung.line} names{same}, read there")
         return out
-    first = stuck[0]
-    out.events.append(KernelEvent(KIND, NO_BUS, first.line.text.strip()[:240], first.line.no, count=len(stuck)))
-    out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D): {said}")
+    lasting = [t for t in stuck if _lasted(t, stuck)]
+    if not lasting:  # review 67b F8: one snapshot shows no hang that lasts (nvidia-smi waits in D while a driver starts)
+        out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D) in one snapshot: "
+                         f"{said}: blocked in the driver at that moment, no wedge shown; a wedge lasts: list again "
+                         "(ps -o pid,stat,etime,wchan,cmd) or read dmesg for the kernel's 'blocked for more than' report")
+        return out
+    first = lasting[0]
+    out.events.append(KernelEvent(KIND, NO_BUS, first.line.text.strip()[:240], first.line.no, count=len(lasting)))
+    out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D): {said}; in D for "
+                     "minutes or in two listings: " + ", ".join(f"pid {t.pid}" for t in lasting))
     return out
+
+
+def _lasted(task: Task, stuck: list[Task]) -> bool:
+    """``task`` stays in D past the kernel's hung-task timeout (its elapsed column) or in a second listing."""
+    return _seconds(task.elapsed) >= HUNG_AFTER_S or any(t.pid == task.pid and t.line.no != task.line.no
+                                                         for t in stuck)
+
+
+def _seconds(elapsed: str) -> int:
+    """ps' etime ('[[dd-]hh:]mm:ss') in seconds; 0 where none or unread."""
+    if (m := _ETIME.match(elapsed)) is None:
+        return 0
+    days, hours, minutes, secs = (int(g) if g else 0 for g in m.groups())
+    return ((days * 24 + hours) * 60 + minutes) * 60 + secs
 
 
 def _in_driver(wchan: str) -> bool:
@@ -130,6 +156,7 @@ def _under(lines: list[Line], head: int) -> list[Task]:
     if cmd is None or cmd != len(cols) - 1:
         return []
     wchan = cols.index("WCHAN") if "WCHAN" in cols else None
+    elapsed = next((cols.index(c) for c in _ELAPSED_COLS if c in cols), None)
     pid = cols.index("PID")
     rows: list[Task] = []
     for ln in lines[head + 1:]:
@@ -138,5 +165,5 @@ def _under(lines: list[Line], head: int) -> list[Task]:
                 state is not None and not re.fullmatch(r"[A-Za-z<+]{1,8}", parts[state])):
             break
         rows.append(Task(parts[pid], parts[state] if state is not None else "", parts[wchan] if wchan is not None
-                         else "", parts[cmd].strip(), ln))
+                         else "", parts[cmd].strip(), ln, parts[elapsed] if elapsed is not None else ""))
     return rows
