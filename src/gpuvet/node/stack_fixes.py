@@ -2,7 +2,9 @@
 configuration classes of Level Zero, SYCL's Unified Runtime and PI, ROCm SMI, amd-smi and HLML
 (knowledge/api_errors.yaml), each in its own stack's commands. The fault's action (knowledge/faults.yaml) is
 written for any stack and names NVIDIA's tools first, which an Intel, AMD or Gaudi host does not have; the cause
-and severity stay the fault's, only the fix is the stack's. Merged into vendor_tools.APP_ERROR_FIX."""
+and severity stay the fault's, only the fix is the stack's. Merged into vendor_tools.APP_ERROR_FIX. The
+configuration class has none here: its fault's action (tool_component_unavailable) names Level Zero's metrics needs
+(review 67b F11: one action per fault)."""
 
 OTHER_STACK_FIX = {
     "ze_api_driver": "read the cited line (its ze_result_t names the refusal); check the Intel GPU driver (i915 or xe) "
@@ -10,11 +12,6 @@ OTHER_STACK_FIX = {
                      "Level Zero loader and the GPU's runtime (level-zero, intel-level-zero-gpu / libze-intel-gpu1) "
                      "are installed at versions that match, and the user can open /dev/dri/renderD* (the render "
                      "group); xpu-smi discovery lists the devices once Level Zero initialises",
-    "ze_api_configuration": "Level Zero's tools layer lacks a component the options asked for: a metrics run "
-                            "(ZET_ENABLE_METRICS=1; XPU Manager's xpumd -m or XPUM_METRICS) needs Intel's "
-                            "metrics-discovery library (libigdmd, intel-metrics-discovery) and the kernel's perf "
-                            "access (/proc/sys/dev/i915/perf_stream_paranoid 0, or root); install it or start "
-                            "without the option; the GPU and its driver are not in question",
     "ze_api_lost": "the Intel GPU was lost (ZE_RESULT_ERROR_DEVICE_LOST): read the kernel log at that time for the "
                    "i915/xe driver's GPU hang, reset or wedged messages naming the device; xpu-smi health -d <id> and "
                    "xpu-smi diag -d <id> -l 2 on it; drain it, and replace it if it is lost again",
