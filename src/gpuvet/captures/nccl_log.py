@@ -227,13 +227,13 @@ def _bare(ln: Line) -> LogLine | None:
                                              kept(ln.text))
 
 
-def kept(text: str) -> str:
+def kept(text: str, width: int = _TEXT) -> str:
     """The line as evidence, cut only between words and marked (a cut 'mlx5_1' of 'mlx5_10' names another device)."""
     s = text.strip()
-    if len(s) <= _TEXT:
+    if len(s) <= width:
         return s
-    head = s[:_TEXT]
-    if not s[_TEXT].isspace() and any(c.isspace() for c in head):
+    head = s[:width]
+    if not s[width].isspace() and any(c.isspace() for c in head):
         head = head.rsplit(None, 1)[0]
     return f"{head.rstrip()} …"
 

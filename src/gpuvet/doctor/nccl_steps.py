@@ -455,10 +455,15 @@ def _no_ib(logs: Logs, hosts: list[str]) -> dict[str, Json]:
     return {}
 
 
+_ADVICE_CHARS = 120  # of each advisory said: cut between words and marked, as the log's evidence is (REV67a #11)
+
+
 def _advice(logs: Logs) -> str:
     """RCCL's advice at init (iommu=pt, amd_iommu=on, HSA_FORCE_FINE_GRAIN_PCIE=1 not set, NUMA balancing on), said
     as printed: settings to check where the job hangs or is slow, no failure of the node (R14A)."""
-    said = list(dict.fromkeys(at.message[:120] for _, log in logs for at in log.advice))
+    from gpuvet.captures.nccl_log import kept  # noqa: PLC0415 - the parser loads where a log was read (issue 43)
+
+    said = list(dict.fromkeys(kept(at.message, _ADVICE_CHARS) for _, log in logs for at in log.advice))
     if not said:
         return ""
     return f"; RCCL's advice at init (settings to check, no failure): {'; '.join(said[:4])}"
