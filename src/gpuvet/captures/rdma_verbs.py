@@ -318,17 +318,8 @@ def _code(words: str) -> int | None:
 def _completion(ln: Line) -> VerbsCompletion | None:
     t = ln.text
     if "NET/" not in t and (named := cqe_status.completion(ln)) is not None:  # R6A: by a CQE syndrome's or enum's
-        return VerbsCompletion(
-            ln.no,
-            None,
-            _device(t),
-            None,
-            "a completion by its CQE syndrome or verbs enum",
-            named[0],
-            None,
-            named[1],
-            named[2][:_TEXT],
-        )  # name (a report's prose may name NCCL)
+        return VerbsCompletion(ln.no, None, _device(t), None, "a completion by its CQE syndrome or verbs enum",
+                               named[0], None, named[1], named[2][:_TEXT])  # name (a report's prose may name NCCL)
     if "NET/" in t or "NCCL " in t:
         return None  # NCCL's and its plugins' lines are nccl_warns'
     text = t.strip()[:_TEXT]
@@ -352,9 +343,8 @@ def _completion(ln: Line) -> VerbsCompletion | None:
         )
         if code is not None and 1 <= code <= len(VERBS_WORDS):
             return VerbsCompletion(ln.no, m.group("host"), None, None, "Open MPI's openib BTL", code, None, None, text)
-    if "for wr_id" in t and (m := _PINGPONG.match(t)) is not None and _code(m.group("words")) == int(m.group("code")):
-        return VerbsCompletion(ln.no, None, None, None, "rdma-core's ibv_*_pingpong", int(m.group("code")), None, None,
-                               text)  # its words and number agree: no other program's sentence
+    if "for wr_id" in t and (pp := _pingpong(ln)) is not None:
+        return pp
     if "for slice" in t and (m := _SLICE.search(t)) is not None:
         words = m.group("words").strip().lower()
         code = next((c for w in (*VERBS_WORDS, *KERNEL_WORDS) if words.startswith(w) and (c := _code(w))), None)
@@ -377,6 +367,15 @@ def _completion(ln: Line) -> VerbsCompletion | None:
                 ln.no, None, d.group("dev"), int(port) if port else None, "an RDMA program", code, None, None, text
             )
     return None
+
+
+def _pingpong(ln: Line) -> VerbsCompletion | None:
+    """rdma-core's example programs' failed completion, where its words and number agree (no other program's
+    sentence)."""
+    if (m := _PINGPONG.match(ln.text)) is None or _code(m.group("words")) != (code := int(m.group("code"))):
+        return None
+    return VerbsCompletion(ln.no, None, None, None, "rdma-core's ibv_*_pingpong", code, None, None,
+                           ln.text.strip()[:_TEXT])
 
 
 def _setup(ln: Line) -> VerbsSetup | None:
