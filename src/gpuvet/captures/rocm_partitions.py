@@ -24,16 +24,21 @@ def read(lines: list[Line], out: ListedParse) -> None:
         return
     said: list[str] = []
     silent: list[str] = []
+    first: list[str] = []
     for ln in lines:
         if (row := _ROW.match(ln.text)) is None or (c := _CELLS.search(ln.text)) is None:
             continue
-        if c.group(2) == "N/A":
+        if c.group(2) == "N/A" and c.group(3) == "0":  # review 67b F12: the first partition, not one after it
+            first.append(f"GPU[{row.group(1)}] (partition 0)")
+        elif c.group(2) == "N/A":
             silent.append(f"GPU[{row.group(1)}] (partition {c.group(3)})")
         else:
             said.append(f"GPU[{row.group(1)}] {c.group(1)}/{c.group(2)} partition {c.group(3)}")
-    if not said and not silent:
+    if not said and not silent and not first:
         return
     out.notes.append("rocm-smi: compute partitions: " + "; ".join(said or ["none with its modes printed"])
                      + (f"; {', '.join(silent)} print N/A for their modes and readings, as rocm-smi does for a "
                         "compute partition other than the first of a partitioned GPU: each listed as a device of "
-                        "its own, none judged dead for it" if silent else ""))
+                        "its own, none judged dead for it" if silent else "")
+                     + (f"; {', '.join(first)} print N/A for their modes as partition 0, the first of its GPU: "
+                        "the tool read no modes for it, not judged dead for that" if first else ""))

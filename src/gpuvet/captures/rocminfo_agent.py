@@ -104,6 +104,7 @@ def read_head(lines: list[Line], out: ListedParse) -> None:
     out.claimed |= {lines[i].no for i in holding(lines, ("==", "HSA System Attributes")) if _RULE.match(lines[i].text)}
     out.kinds.append(TOOL)
     runtime = next((v for _, k, v in system if k == "Runtime Version"), "not shown")
-    out.notes.append(f"rocminfo: its head only (driver {found[0]}, HSA runtime {runtime}"
+    ext = next((f", Runtime Ext Version {v}" for _, k, v in system if k == "Runtime Ext Version"), "")
+    out.notes.append(f"rocminfo: its head only (driver {found[0]}, HSA runtime {runtime}{ext}"
                      + (f"; rocm-smi -V: {', '.join(versions)}" if versions else "")
                      + "): no agent in the paste, so no module listed")
