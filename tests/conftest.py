@@ -12,7 +12,7 @@ import typer.main
 from gpuvet.backends.sim.backend import SimBackend
 from gpuvet.node.build import build_node
 from gpuvet.node.spec import load_spec
-from tests.support import bytecode
+from tests.support import bytecode, parses
 
 
 def _params_read_once(real: Callable[[Callable[..., Any]], Any]) -> Callable[[Callable[..., Any]], Any]:
@@ -36,6 +36,7 @@ def _params_read_once(real: Callable[[Callable[..., Any]], Any]) -> Callable[[Ca
 
 
 typer.main.get_params_from_function = _params_read_once(typer.main.get_params_from_function)
+parses.share()  # a corpus file's parse made once per process, not once per sweep (tests/support/parses.py)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -26,7 +26,7 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # an XML element's repr names where i
 def _parsed(body: str, places: bool, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setattr(text, "PLACES_FROM", -1 if places else 1 << 40)
     monkeypatch.setattr(lines, "PLACED_FROM", 0)  # the kernel reader's worded lines as places too (lines.pairs)
-    read._PARSED.clear()
+    monkeypatch.setattr(read, "_PARSED", {})  # no kept parse seen here (tests/support/parses.py keeps its own)
     try:
         return _ADDRESS.sub("", repr(read._parse(["\n" + body], "x", 1)))
     except CaptureError as exc:
