@@ -58,10 +58,12 @@ def test_a_gpu_task_in_d_state_is_the_driver_wedged(tmp_path: Path, text: str) -
 
 
 @pytest.mark.parametrize("text", [PS_AUX_GREP, PS_EO, TOP, PS_EL], ids=["aux", "eo_wchan", "top", "el"])
-def test_one_snapshot_of_a_gpu_task_in_d_state_is_a_note(tmp_path: Path, text: str) -> None:
-    """Review 67b F8: nvidia-smi waits in D briefly while a driver starts; one snapshot shows no lasting hang."""
+def test_one_snapshot_of_a_gpu_task_in_d_state_is_a_warn_not_a_wedge(tmp_path: Path, text: str) -> None:
+    """Review 67b F8: nvidia-smi also waits in D for seconds while a driver starts, so one snapshot shows a task
+    blocked in the driver (warn: list it again), not the wedge a lasting D proves (module_needs_reset, critical)."""
     data = capture_json(tmp_path, text)
-    assert _grave(data["findings"]) == []  # type: ignore[arg-type]
+    found = [(f["cause"], f["severity"]) for f in data["findings"]]  # type: ignore[union-attr]
+    assert found == [("driver_task_blocked", "warn")]
     assert "in one snapshot" in str(data["notes"])
 
 

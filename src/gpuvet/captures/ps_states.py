@@ -3,7 +3,8 @@ table) in which a GPU task sits in uninterruptible sleep (state ``D``, ``Ds``, `
 nvidia-persistenced, nvidia-container-cli, the DCGM host engine, or any task whose wait channel is in the GPU
 driver (``os_acquire_mutex``, ``_nv012345rm``, ``uvm_…``). It is the fact the kernel's hung-task watchdog reports
 (kernel_host's driver_hung_task) where the listing shows it lasts: in D past the watchdog's 120 s (an ETIME column)
-or in two listings. One snapshot is a note: nvidia-smi waits in D briefly while a driver starts (review 67b F8).
+or in two listings. One snapshot is a warn of its own (driver_task_blocked): nvidia-smi also waits in D for seconds
+while a driver starts, so one listing shows a task blocked, not a wedge (review 67b F8).
 
 A listing whose GPU tasks all run or sleep normally is read (its rows claimed, a note), never refused; ``ps -ef``
 prints no state, so its rows are read and said to show none."""
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from gpuvet.captures.kernel import KernelParse
 
 KIND = "gpu_task_uninterruptible"  # kernel_messages.yaml's kind
+ONCE = "gpu_task_blocked_once"  # one snapshot: blocked at that moment (driver_task_blocked, warn)
 # the GPU stack's own programs (a basename's start: nvidia-persistenced is cut to 15 characters in comm columns)
 _GPU_TASK = re.compile(r"(?:^|/)(?:nvidia-(?:smi|persistenc\w*|container-\w+|docker\w*|cuda-mps-\w+|modprobe|"
                        r"debugdump|fabricmanag\w*|powerd|ctk|bug-report\S*)|nv-hostengine|nv-fabricmanager|"
@@ -88,9 +90,11 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
                          f"wedge the kernel's hung-task report on line {hung.line} names{same}, read there")
         return out
     lasting = [t for t in stuck if _lasted(t, stuck)]
-    if not lasting:  # review 67b F8: one snapshot shows no hang that lasts (nvidia-smi waits in D while a driver starts)
+    if not lasting:  # review 67b F8: one snapshot shows no hang that lasts, yet a task blocked in the driver (warn)
+        out.events.append(KernelEvent(ONCE, NO_BUS, stuck[0].line.text.strip()[:240], stuck[0].line.no,
+                                      count=len(stuck)))
         out.notes.append(f"process listing: {len(stuck)} GPU task(s) in uninterruptible sleep (D) in one snapshot: "
-                         f"{said}: blocked in the driver at that moment, no wedge shown; a wedge lasts: list again "
+                         f"{said}: blocked in the driver at that moment; a wedge lasts: list again "
                          "(ps -o pid,stat,etime,wchan,cmd) or read dmesg for the kernel's 'blocked for more than' report")
         return out
     first = lasting[0]
