@@ -28,9 +28,9 @@ def _best_of(*sets: list[LogFailure], rounds: int = 5) -> list[float]:
     try:
         for _ in range(rounds):
             for k, failures in enumerate(sets):
-                start = time.perf_counter()
+                start = time.process_time()
                 placed(failures)
-                best[k] = min(best[k], time.perf_counter() - start)
+                best[k] = min(best[k], time.process_time() - start)
     finally:
         gc.enable()
     return best
@@ -44,4 +44,4 @@ def test_each_process_is_placed_from_its_own_lines() -> None:
 
 def test_placing_grows_with_the_failures_not_their_square() -> None:
     small, large = _best_of(_failures(200), _failures(3200))
-    assert large < 64 * small  # about 16 linear, about 256 quadratic
+    assert large < 80 * small  # about 16-27 linear (CPU time, best of 5), about 256 quadratic

@@ -41,9 +41,9 @@ def test_a_value_past_40_characters_is_not_read_and_nothing_raises() -> None:
 def _best_of_3(text: str) -> float:
     spent = []
     for _ in range(3):
-        t = time.perf_counter()
+        t = time.process_time()
         fabric_counters.read([Line(1, text)], AppErrorsParse())
-        spent.append(time.perf_counter() - t)
+        spent.append(time.process_time() - t)
     return min(spent)
 
 
