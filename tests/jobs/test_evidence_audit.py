@@ -182,8 +182,7 @@ def test_every_playbook_check_says_what_can_tell_it():
     assert not unlisted, f"add to EVIDENCED_BY the inputs that can tell these checks anything: {sorted(unlisted)}"
 
 
-# each batch on the worker that runs its blind batch's doctor (the same xdist_group): its files' parses are shared there
-@pytest.mark.parametrize("batch", [pytest.param(b, marks=pytest.mark.xdist_group(b)) for b in BATCHES])
+@pytest.mark.parametrize("batch", BATCHES)
 def test_each_capture_alone_clears_only_what_it_holds(capsys, batch):
     """Each capture kind alone: a check whose evidence is not in the file says can't tell, and
     whatever says clear cites the file. One test per batch folder, each of its files audited."""

@@ -94,11 +94,9 @@ class Batch:
     known_misses: dict[str, str] = field(default_factory=dict)  # file -> why gpuvet is still wrong on it
 
     def cases(self) -> list[Any]:
-        """Every file of the tables, a known miss as a strict xfail with its why (a fix shows as a failure); all on
-        one xdist worker, the batch folder's group, as the evidence audit's sweep of it (tests/support/parses.py)."""
-        group = pytest.mark.xdist_group(self.folder.name)
-        return [pytest.param(n, marks=[group, pytest.mark.xfail(strict=True, reason=self.known_misses[n])])
-                if n in self.known_misses else pytest.param(n, marks=group) for n in sorted(self.causes)]
+        """Every file of the tables, a known miss as a strict xfail with its why (a fix shows as a failure)."""
+        return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=self.known_misses[n]))
+                if n in self.known_misses else n for n in sorted(self.causes)]
 
     def files_on_disk(self) -> set[str]:
         return {p.name for p in self.folder.iterdir() if p.suffix in (".txt", ".xml")}
