@@ -17,11 +17,10 @@ The rest (a GPU check's own failure, a count short) is ops_layer's (_nhc_failed)
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
+from gpuvet.captures import ops_logs
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.marks import Marks, holding
-from gpuvet.captures.records import AppError
 from gpuvet.captures.text import Line
 
 WORDS = ("check_hw_", "check_nv_", "node-mark-", "returned", "NHC", "nhc", "Node Health Check", "Running check:")
@@ -160,12 +159,7 @@ def _host(lines: list[Line], found: list[int]) -> str | None:
 
 def _add(out: AppErrorsParse, kind: str, ln: Line, text: str, host: str | None) -> None:
     """A record of ``kind`` per host, counted (NHC repeats its failure on every run and in its log)."""
-    out.claimed.add(ln.no)
-    for i, e in enumerate(out.errors):
-        if e.kind == kind and e.host == host:
-            out.errors[i] = replace(e, times=e.times + 1)
-            return
-    out.errors.append(AppError(kind, ln.no, text[:300], None, "NHC", host=host))
+    ops_logs.add(out, kind, ln, text, "NHC", host)
 
 
 def _note(out: AppErrorsParse, said: str) -> None:
