@@ -18,6 +18,8 @@ from gpuvet.captures.text import MAX_MODULES, Line
 _CATEGORY = re.compile(r"^[|+]-+\s+(\w[\w ]*?)\s+-+\+")
 _GPU_RESULT = re.compile(r"^GPU\s*(\d+)\s*:\s*(\w+)\b\s*(.*)$")
 _STATUS_GPUS = re.compile(r"^(\w+)\s+-\s+(?:GPUs?\s*:?\s*([\d, ]+)|All)\s*$", re.I)
+_BORDER = re.compile(r"^\+[-=+]{3,}\+$")
+_COMMAND = re.compile(r"^(?:\S{0,60}[$#]\s)?(?:sudo\s)?dcgmi\s+diag\b")
 _STATUSES = ("pass", "fail", "warn", "skip", "not run", "error")
 
 
@@ -36,6 +38,8 @@ def two_cells(s: str) -> tuple[str, str] | None:
 class DcgmParse:
     results: list[DcgmResult] = field(default_factory=list)
     version: str | None = None
+    driver: str | None = None  # the Metadata block's 'Driver Version Detected' (DCGM 3.x/4.x)
+    device_ids: list[str] = field(default_factory=list)  # its 'GPU Device IDs Detected' (PCI device ids)
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
 
@@ -64,8 +68,8 @@ def parse_text(lines: list[Line]) -> DcgmParse:
         if (s.startswith("| Diagnostic") and "Result" in s) or ln.no == first:
             in_table = True
         if not in_table:
-            if s.startswith("Successfully ran diagnostic"):
-                out.claimed.add(ln.no)
+            if s.startswith("Successfully ran diagnostic") or _BORDER.match(s) or _COMMAND.match(s):
+                out.claimed.add(ln.no)  # FX68A: the table's top border and the command that printed it
             continue
         if (c := _CATEGORY.match(s)) is not None:
             category = c.group(1).strip()
@@ -140,6 +144,10 @@ def _row(out: DcgmParse, category: str, name: str, value: str, test: str) -> str
     if category == "Metadata":
         if name == "DCGM Version":
             out.version = value
+        elif name.startswith("Driver Version") and value:  # issue 46 (FX68A): the inventory's driver version
+            out.driver = value.split()[0]
+        elif name.startswith("GPU Device IDs") and value:
+            out.device_ids = [v for v in re.split(r"[,\s]+", value) if v][:MAX_MODULES]
         return test
     if (note := _NOTE.match(name)) is not None and out.results:  # 'Warning: GPU1 | Error using …': a detail row
         return _detail(out, value, note.group(1))

@@ -59,7 +59,7 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
     if fc.smi is None and fc.topo is None and (gpus := dcgm.gpus(fc.dcgm)):  # the GPUs dcgmi diag's results name
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {"Index": str(g)}) for g in gpus], notes=[
             f"dcgmi diag: {len(gpus)} GPU(s) named by its results (GPU {', '.join(map(str, gpus))}): listed by DCGM's "
-            "GPU id, bus id and model not in the output"])
+            "GPU id, bus id and model not in the output"], driver=fc.dcgm.driver)
     if fc.smi is None and fc.topo is None and (burned := fc.gpu_burn.initialized):  # the devices gpu-burn set up
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {
             "Index": str(g), "FB Memory Usage/Total": f"{mb} MiB"}) for g, (_, mb) in sorted(burned.items())], notes=[

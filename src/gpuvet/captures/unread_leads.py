@@ -59,10 +59,14 @@ _SUCCESS = lazy(r"\bpass(?:ed)?\b|\brecovered\b|\bsucceeded\b|\bnon-fatal\b|\bha
                 r"\bwork(?:s|ing)? (?:correctly|fine|well|normally)\b|"
                 r"\bsuccess(?:ful(?:ly)?)?\b|\bresolved\b|\bfixed\b|\bok\b")
 _NEGATED = lazy(r"(?:\bnot|\bnever|n't|\bno longer)\s+(?:\w+\s+)?$")  # before a success word: none
+# issue 46 (FX68A): a value meaning unknown or not given ('Single Bit ECC Errors | Not Specified' in dcgmi stats, 'N/A',
+# 'Unknown', 'Not Available'): the tool has no reading, never a failure counted
+_UNKNOWN = (r"n/?a|unknown|unavailable|not (?:specified|supported|available|applicable|set|given|reported|found|"
+            r"collected|enabled|active)|\[?(?:n/a|not supported|unknown)\]?")
 # a counter or flag reads none ('no errors', 'error: 0', 'Failure Occurred : No'): its own clause's only
 _NONE = lazy(r"(?<![\w-])(?:no|zero|0|without)\s+(?:\w+\s+){0,2}(?:errors?|failures?|faults?|timeouts?)\b|"
              r"\b(?:errors?|failures?|faults?|failed)\s*[:=]\s*(?:0|none|no)\b|"
-             r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-)\s*\|?\s*$")
+             r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-|" + _UNKNOWN + r")\s*\|?\s*$")
 # a failure counted (a count before a failure word, or a failure word's non-zero value), never a GPU's index
 _COUNTED = lazy(r"(?<![\w:.\[-])(?<!gpu )(?<!device )(?<!rank )0*[1-9]\d*\s+(?:[a-z-]+\s+)?"
                 r"(?:errors?|failures?|faults?|timeouts?|uncorrectable|unrecoverable|corrupt\w*|lost)\b|"

@@ -1,0 +1,71 @@
+"""Issue 46 (FX68A): DCGM's and the NVIDIA driver's outputs read as their class: a value meaning unknown is no
+failure, dcgmi diag's Metadata block gives the driver version, NVRM's status codes judged by their family,
+dcgmi modules -l, dcgmproftester and kubectl describe node's withheld devices."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpuvet.captures import dcgm
+from gpuvet.captures.text import Line
+from tests.support.helpers import capture_findings, capture_json
+
+
+def _lines(text: str) -> list[Line]:
+    return [Line(i + 1, t) for i, t in enumerate(text.splitlines())]
+
+
+_STATS = """\
+Successfully retrieved statistics for job: 17.
++------------------------------------------------------------------------------+
+| Summary                                                                      |
++====================================+=========================================+
+|-----  Event Stats  ----------------+-----------------------------------------|
+| Single Bit ECC Errors              | {sbe:<40}|
+| Double Bit ECC Errors              | {dbe:<40}|
+| Critical XID Errors                | 0                                       |
++-----  Overall Health  -------------+-----------------------------------------+
+| Overall Health                     | Healthy                                 |
++------------------------------------+-----------------------------------------+
+"""
+
+
+def test_ecc_rows_reading_unknown_are_no_failure(tmp_path: Path) -> None:
+    for value in ("Not Specified", "N/A", "Unknown", "Not Available"):
+        found = capture_findings(tmp_path, _STATS.format(sbe=value, dbe=value))
+        assert not any(cause == "unread_failure_line" for cause, _ in found), value
+
+
+def test_a_gpu_line_reporting_a_failure_is_still_a_lead(tmp_path: Path) -> None:
+    found = capture_findings(tmp_path, "GPU 0: ECC page retirement failed: uncorrectable error\n")
+    assert found, "a real failure line must still be read"
+
+
+_DIAG = """\
+dcgmi diag -r 1
+Successfully ran diagnostic for group.
++---------------------------+------------------------------------------------+
+| Diagnostic                | Result                                         |
++===========================+================================================+
+|-----  Metadata  ----------+------------------------------------------------|
+| DCGM Version              | 3.3.5                                          |
+| Driver Version Detected   | 535.161.08                                     |
+| GPU Device IDs Detected   | 20b5,20b5                                      |
+|-----  Deployment  --------+------------------------------------------------|
+| software                  | Pass                                           |
+|                           | GPU0: Pass                                     |
+|                           | GPU1: Pass                                     |
++---------------------------+------------------------------------------------+
+"""
+
+
+def test_diag_metadata_gives_driver_and_device_ids() -> None:
+    parsed = dcgm.parse_text(_lines(_DIAG))
+    assert (parsed.version, parsed.driver, parsed.device_ids) == ("3.3.5", "535.161.08", ["20b5", "20b5"])
+    assert parsed.claimed == set(range(1, 15))
+
+
+def test_diag_driver_reaches_the_inventory(tmp_path: Path) -> None:
+    inv = capture_json(tmp_path, _DIAG, cmd="inventory")
+    software = inv["software"]
+    assert isinstance(software, dict) and software["driver_version"] == "535.161.08"
