@@ -69,3 +69,25 @@ def test_diag_driver_reaches_the_inventory(tmp_path: Path) -> None:
     inv = capture_json(tmp_path, _DIAG, cmd="inventory")
     software = inv["software"]
     assert isinstance(software, dict) and software["driver_version"] == "535.161.08"
+
+
+def _nvrm(code: str, value: str, call: str = "NVB0CC_CTRL_CMD_INTERNAL_ALLOC_PMA_STREAM") -> str:
+    return (f"[  120.5] NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Some words [{code}] ({value}) returned from "
+            f"pRmApi->Control(pRmApi, hClient, hObject, {call}, &p, sizeof(p)) @ kern_profiler_v2_ctrl.c:315\n")
+
+
+def test_nvrm_status_of_a_software_refusal_is_info(tmp_path: Path) -> None:
+    for code, value in (("NV_ERR_STATE_IN_USE", "0x00000063"), ("NV_ERR_IN_USE", "0x00000017"),
+                        ("NV_ERR_BUSY_RETRY", "0x00000003"), ("NV_ERR_INSUFFICIENT_PERMISSIONS", "0x0000001b"),
+                        ("NV_ERR_NOT_SUPPORTED", "0x00000056")):
+        found = capture_findings(tmp_path, _nvrm(code, value))
+        assert found == {("driver_call_refused", "GPU0"): "info"}, code
+
+
+def test_nvrm_status_of_a_broken_gpu_stays_a_warning_or_worse(tmp_path: Path) -> None:
+    for code, value in (("NV_ERR_TIMEOUT", "0x00000065"), ("NV_ERR_ECC_ERROR", "0x0000000b")):
+        found = capture_findings(tmp_path, _nvrm(code, value, "NV2080_CTRL_CMD_GPU_GET_INFO"))
+        assert found and all(sev in ("warn", "critical") for sev in found.values()), (code, found)
+        assert "driver_call_refused" not in {cause for cause, _ in found}
+    mixed = _nvrm("NV_ERR_STATE_IN_USE", "0x63").replace("returned from", "then NV_ERR_GPU_IS_LOST returned from")
+    assert "driver_call_refused" not in {cause for cause, _ in capture_findings(tmp_path, mixed)}

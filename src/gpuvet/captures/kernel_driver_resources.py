@@ -10,7 +10,16 @@ it on healthy runs, 'at rest', 'not a reliable indicator'), it is read as that (
 The i915 and xe GuC not answering the driver's requests: i915's 'GUC: TLB invalidation response timed out for
 seqno %u' (gt/uc/intel_guc.c) and 'CT: No response for request %#x (fence %u)' (intel_guc_ct.c), xe's 'TLB
 invalidation fence timeout, seqno=%d recv=%d' (xe_gt_tlb_invalidation.c) and 'Timed out wait for G2H, fence %u,
-action %04x' (xe_guc_ct.c): the module's firmware stopped answering (warn: module_firmware_unresponsive)."""
+action %04x' (xe_guc_ct.c): the module's firmware stopped answering (warn: module_firmware_unresponsive).
+
+Issue 46 (FX68A): the same check line with a status code (src/common/sdk/nvidia/inc/nvstatuscodes.h) that says
+the call was refused for a reason of software, never of the GPU: the object busy or held by another client
+(NV_ERR_STATE_IN_USE from the profiler when two DCGM/exporter instances ask for its PMA stream, NV_ERR_IN_USE,
+NV_ERR_BUSY_RETRY, NV_ERR_DMA_IN_USE, NV_ERR_MAX_SESSION_LIMIT_REACHED), the caller not allowed
+(NV_ERR_INSUFFICIENT_PERMISSIONS) or the call not offered on this GPU or driver (NV_ERR_NOT_SUPPORTED,
+NV_ERR_FEATURE_NOT_ENABLED): info (driver_call_refused). A line naming any other code (NV_ERR_GPU_IS_LOST,
+NV_ERR_RESET_REQUIRED, NV_ERR_ECC_ERROR, NV_ERR_TIMEOUT, ...) is not read here: its own rule or the unnamed
+driver error lead (warn) judges it."""
 
 from __future__ import annotations
 
@@ -25,10 +34,17 @@ if TYPE_CHECKING:
     from gpuvet.captures.kernel import KernelEvent, KernelParse
 
 NO_MEMORY, NO_MEMORY_BENIGN, GUC_SILENT = "nv_rm_no_memory", "nv_rm_no_memory_benign", "intel_guc_no_response"
-KINDS = (NO_MEMORY, NO_MEMORY_BENIGN, GUC_SILENT)  # kernel_messages.yaml gives their causes
+REFUSED = "nv_rm_call_refused"
+KINDS = (NO_MEMORY, NO_MEMORY_BENIGN, GUC_SILENT, REFUSED)  # kernel_messages.yaml gives their causes
 WORDS = (
     "NV_ERR_NO_MEMORY",
     "NV_ERR_INSUFFICIENT_RESOURCES",
+    "_IN_USE",
+    "NV_ERR_BUSY_RETRY",
+    "NV_ERR_MAX_SESSION",
+    "NV_ERR_INSUFFICIENT_PERMISSIONS",
+    "NV_ERR_NOT_SUPPORTED",
+    "NV_ERR_FEATURE_NOT_ENABLED",
     "TLB invalidation",
     "No response for request",
     "wait for G2H",
@@ -36,6 +52,11 @@ WORDS = (
 )  # every line read holds one
 _HEAD = 400
 _NV = re.compile(r"\bNV_ERR_(?:NO_MEMORY|INSUFFICIENT_RESOURCES)\b")
+# the status codes of a call refused for software's reasons (busy, held, not allowed, not offered); _ANY_NV: any code
+REFUSED_CODES = ("NV_ERR_STATE_IN_USE", "NV_ERR_IN_USE", "NV_ERR_BUSY_RETRY", "NV_ERR_DMA_IN_USE",
+                 "NV_ERR_MAX_SESSION_LIMIT_REACHED", "NV_ERR_INSUFFICIENT_PERMISSIONS", "NV_ERR_NOT_SUPPORTED",
+                 "NV_ERR_FEATURE_NOT_ENABLED")
+_ANY_NV = re.compile(r"\bNV_ERR_[A-Z0-9_]{1,48}\b")
 # the resource manager's own line: its prefix, its check macros' words, or the call it names
 _NV_LINE = re.compile(r"\bNVRM\b|\bnv(?:Check|Assert)Ok\w*|\bCheck failed\b|\breturned from \w+|\bRmAlloc\w*")
 _GUC = re.compile(
@@ -69,6 +90,10 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
             buses = index_buses(lines) if buses is None else buses
             module = module_of(lines, i, buses)
             key = (NO_MEMORY, f"a module of nvidia, {NO_BUS}" if module == NO_BUS else module)
+        elif _refused(head):
+            buses = index_buses(lines) if buses is None else buses
+            module = module_of(lines, i, buses)
+            key = (REFUSED, f"a module of nvidia, {NO_BUS}" if module == NO_BUS else module)
         elif _GUC.search(head) is not None and _INTEL_LINE.search(head) is not None:
             key = (GUC_SILENT, intel_module_of(lines, i))
         else:
@@ -86,6 +111,12 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     ]
     out.claimed |= {ln.no for said in found.values() for ln in said}
     return out
+
+
+def _refused(head: str) -> bool:
+    """The resource manager's line whose every status code is one of a call refused for software's reasons."""
+    codes = set(_ANY_NV.findall(head))
+    return bool(codes) and codes <= set(REFUSED_CODES) and _NV_LINE.search(head) is not None
 
 
 def _shown_benign(lines: list[Line], found: dict[tuple[str, str], list[Line]]) -> bool:
