@@ -24,6 +24,8 @@ _BORDER = re.compile(r"^\s*\+[-=+]+\+?\s*$")
 _VERSION = re.compile(r"^\s*\|\s*npu-smi\s+\S+\s+Version:\s*([\w.-]{1,32})")
 _HEAD = re.compile(r"^\s*\|\s*(NPU\s+Name|Chip\b|npu-smi\s+\S+\s+Version:|NPU\s+Chip\s)")
 _BUS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-Fx]{2}:[0-9a-fA-Fx]{2}\.\d$")
+# issue 46: a chip with no PCIe bus id of its own (the Atlas 200I A2 / 310B SoC boards print 'NA'): keyed by its ids
+_NO_BUS = ("NA", "N/A", "-", "--")
 _USAGE = re.compile(r"(?<![-+\w.])([-+\w.]+)\s*/\s*([-+\w.]+)")  # used / total, each token whole: '1e308' is not '1'
 _MAX_MIB = 2**24  # 16 TiB: no chip's memory; a larger total is a corrupt reading (the backend bounds it closer)
 _NO_PROCESS = re.compile(r"^\s*(?:\|\s*)?No running processes found in NPU \d+", re.I)
@@ -72,7 +74,7 @@ def parse(lines: list[Line]) -> ListedParse:
         cells = _cells(ln.text)
         if len(cells) < 3:
             continue
-        if _BUS.match(cells[1]) and first is not None and all(c.isdigit() for c in cells[0].split()):  # a chip row
+        if _is_chip_row(cells) and first is not None:  # a chip's second row
             if not ln.text.rstrip().endswith("|"):
                 out.notes.append(f"npu-smi: line {ln.no}: the chip's second row is cut after its bus id: listed, "
                                  "its memory not read")
@@ -94,6 +96,7 @@ def parse(lines: list[Line]) -> ListedParse:
         out.modules, twice = merge_listed(out.modules, "npu-smi info")
         out.notes += twice
         npu_processes.attach([ln for ln in lines_all if ln.no in procs], procs, out)
+    _zero_power(out)
     if masked:
         out.notes.append(f"npu-smi: {masked} bus id(s) masked in the capture (xx): left out, not guessed")
     if first is not None:
@@ -137,6 +140,24 @@ def _fault_codes(out: ListedParse, chip: str, said: str) -> None:
         out.modules[k] = replace(out.modules[k], ras=out.modules[k].ras + tuple(ras))
 
 
+def _is_chip_row(cells: list[str]) -> bool:
+    """A chip's second row: its ids (chip, and device or physical id) all digits, then its bus id or NA."""
+    ids = cells[0].split()
+    return bool(ids) and all(c.isdigit() for c in ids) and (_BUS.match(cells[1]) is not None
+                                                             or cells[1].upper() in _NO_BUS)
+
+
+def _zero_power(out: ListedParse) -> None:
+    """Issue 46: chips whose Power(W) reads 0.0, said once (with their health): a listed chip drawing nothing is a
+    sensor not read or a chip held idle; not a fault by itself, a figure to read beside a Health alarm."""
+    zero = [f"{m.label}{f' (Health {m.health})' if m.health else ''}" for m in out.modules
+            if m.tool == "npu-smi info" and m.state is not None and m.state.power_w == 0.0]
+    if zero:
+        out.notes.append(f"npu-smi: Power(W) reads 0.0 W on {len(zero)} chip(s): {', '.join(zero[:8])}"
+                         f"{' …' if len(zero) > 8 else ''} (no draw reported: its sensor not read or the chip held "
+                         "idle; said, not judged alone)")
+
+
 def _has_rows(lines: list[Line]) -> bool:
     return any(len(c := _cells(ln.text)) >= 3 and _BUS.match(c[1]) for ln in lines)
 
@@ -155,8 +176,9 @@ def _chip(first: list[str], second: list[str], hbm: bool, notes: list[str]) -> t
     figures = first[2].split()
     temp = reading(figures[1], TEMP_C, "Temp(C)", bad) if len(figures) > 1 else None
     notes += [f"npu-smi: {label}: {b}" for b in bad]
-    masked = "x" in second[1].lower().split(":", 1)[-1]
-    return ListedModule(label, name=name or None, bus_id=None if masked else second[1].upper(),
+    no_bus = second[1].upper() in _NO_BUS
+    masked = not no_bus and "x" in second[1].lower().split(":", 1)[-1]
+    return ListedModule(label, name=name or None, bus_id=None if masked or no_bus else second[1].upper(),
                         memory_mib=total, health=first[1] or None, temperature_c=temp, tool="npu-smi info",
                         state=_state(figures, second[2].split())), masked
 
@@ -167,5 +189,5 @@ def _state(figures: list[str], use: list[str]) -> StateReading | None:
         value = number(cells[0]) if cells and cells[0][:1].isdigit() else None
         return value if value is not None and 0 <= value <= top else None
 
-    power, busy = figure(figures, 2000.0), figure(use, 100.0)
-    return StateReading(busy_pct=busy, power_w=power) if power is not None and busy is not None else None
+    power, busy = figure(figures, 2000.0), figure(use, 100.0)  # issue 46: either alone is kept (a 0.0 W beside NA)
+    return StateReading(busy_pct=busy, power_w=power) if power is not None or busy is not None else None

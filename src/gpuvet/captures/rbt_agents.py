@@ -49,6 +49,7 @@ def read(lines: list[Line], out: ListedParse) -> None:
         out.claimed |= {ln.no} | {o.no for o in near if _TYPE.match(o.text) or _NAME.match(o.text)
                                   or _FIELD.match(o.text)}
     gpus = [(i, name) for i, kind, name in agents if kind == "GPU"]
+    out.host_cpus += [name for _, kind, name in agents if kind == "CPU" and name not in out.host_cpus]
     out.modules += [ListedModule(f"Device {i}", name=name, tool=TOOL) for i, name in gpus]
     if TOOL not in out.kinds:
         out.kinds.append(TOOL)
@@ -67,7 +68,10 @@ def read_listed(lines: list[Line], out: ListedParse) -> None:
             bus = f"{int(m.group(4), 16):02X}:{int(m.group(5), 16):02X}.{m.group(6)}"
             out.modules.append(ListedModule(f"Device {m.group(1)}", name=m.group(2).strip(), bus_id=bus,
                                             uuid=m.group(3), tool="rocm-bandwidth-test"))
-        elif (dev := rocm_validation.devices([ln])) and not rocm_validation.is_cpu(dev[0][1], dev[0][2]):
+        elif (dev := rocm_validation.devices([ln])) and rocm_validation.is_cpu(dev[0][1], dev[0][2]):
+            if dev[0][1] not in out.host_cpus:  # issue 46: the host CPU the runtime enumerated, not a module
+                out.host_cpus.append(dev[0][1])
+        elif dev:
             at = re.fullmatch(r"([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})\.(\d)", dev[0][3] or "")  # 2.3.x: no UUID
             short = f"{int(at.group(1), 16):02X}:{int(at.group(2), 16):02X}.{at.group(3)}" if at else None
             out.modules.append(ListedModule(f"Device {dev[0][0]}", name=dev[0][1], bus_id=short,

@@ -17,6 +17,10 @@ MONITOR_KINDS = ("gpustat", "gpustat --json", "nvitop", "nvidia-top", "nvtop -s"
                  "nvidia-smi --query-compute-apps", NVML_VALUES)
 
 
+# issue 46: the field a reader whose 'Disabled' may mean 'no ECC' (deviceQuery's 'Device has ECC support') sets
+AMBIGUOUS_ECC = "ECC support (off, or none)"
+
+
 @dataclass(frozen=True)
 class ModuleHealth:
     """Health-relevant state of one module, from `nvidia-smi -q` text or `-q -x` XML."""
@@ -31,6 +35,8 @@ class ModuleHealth:
     pcie_width_max: int | None = None
     clock_events: frozenset[str] = frozenset()  # active reasons: hw_slowdown, hw_thermal_slowdown, …
     ecc_mode: str | None = None
+    ecc_present_said: bool = True  # issue 46: the tool's 'Disabled' says ECC exists (nvidia-smi: N/A where none);
+    # False for deviceQuery's 'ECC support: Disabled', printed where ECC is off and where there is none
     ecc_uncorrectable_volatile: int | None = None
     ecc_uncorrectable_aggregate: int | None = None
     retired_pages_pending: bool | None = None
@@ -289,6 +295,8 @@ class ListedParse:
     claimed: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     unnamed: list[ToolVerdict] = field(default_factory=list)  # a tool's verdict on a module it does not name
+    host_cpus: list[str] = field(default_factory=list)  # issue 46: the host CPUs it lists beside them (rocminfo's CPU
+    # agents, rocm-bandwidth-test's CPU devices), as named: the inventory's host CPU model, never a module
 
 
 GPU_DRIVERS = ("nvidia", "amdgpu", "nvlddmkm", "amdkmdag")  # the drivers whose AER errors are a GPU module's own

@@ -2,9 +2,10 @@
 ``Uuid: GPU-…`` / ``Marketing Name: AMD Instinct MI300X`` / ``Device Type: GPU``) or grepped to its
 names (``rocminfo | grep -E 'Name|Marketing Name'``). A GPU agent is one whose Name is its gfx
 target; the host CPUs (Name and Marketing Name both the CPU's brand) and the ISA lines under a GPU
-(``Name: amdgcn-amd-amdhsa--gfx942:…``) are not modules. It prints no memory size: the modules are listed
-by their marketing name, with the bus id its BDFID gives, gfx target and compute units said (R14C:
-captures/rocminfo_agent.py), read only where no other AMD tool listed any."""
+(``Name: amdgcn-amd-amdhsa--gfx942:…``) are not modules. The modules are listed by their marketing name, with the
+bus id its BDFID gives, gfx target and compute units said (R14C: captures/rocminfo_agent.py), and the memory of
+their first GLOBAL pool (the agent's VRAM: 'Segment: GLOBAL; FLAGS: COARSE GRAINED' / 'Size: 16760832(0xffc000)
+KB', issue 46); the CPU agents' marketing names are the host's CPUs. Read only where no other AMD tool listed any."""
 
 from __future__ import annotations
 
@@ -58,15 +59,55 @@ def read(lines: list[Line], out: ListedParse) -> None:
         out.claimed.add(ln.no)
         more = rocminfo_agent.detail(lines, i)
         out.claimed |= more.lines
+        pool = _pool_kb(lines, i)
         found.append(ListedModule(f"GPU {len(found)} (rocminfo's GPU agents in order)", name=name, uuid=uuid,
-                                  tool=TOOL, bus_id=more.bus_id, device_id=more.chip_id))
+                                  tool=TOOL, bus_id=more.bus_id, device_id=more.chip_id,
+                                  memory_mib=pool / 1024 if pool else None))
         said.append(f"{name}: {m.group(1)}, {more.compute_units or 'n/a'} compute units, "
-                    f"bus {more.bus_id or 'not printed'}")
+                    f"bus {more.bus_id or 'not printed'}, GLOBAL pool {f'{pool} KB' if pool else 'not printed'}")
     out.claimed |= {ln.no for ln in lines if _OTHER.match(ln.text)}
     out.modules += found
     out.kinds.append(TOOL)
+    cpus = cpu_agents(lines)
+    out.host_cpus += [c for c in cpus if c not in out.host_cpus]
     rocminfo_agent.said(lines, out)
-    out.notes.append(f"rocminfo: {len(found)} GPU agent(s) listed ({'; '.join(said)}); it prints no memory size")
+    out.notes.append(f"rocminfo: {len(found)} GPU agent(s) listed ({'; '.join(said)})"
+                     + (f"; CPU agent(s): {', '.join(cpus)}" if cpus else ""))
+
+
+_POOL_SPAN = 400  # lines below a GPU agent's Name its pools stand within (its ISA blocks follow them)
+_MAX_POOL_KB = 2**34  # 16 TiB: no agent's memory; a larger size is a corrupt reading, not read
+
+
+def _pool_kb(lines: list[Line], at: int) -> int | None:
+    """The size of the first GLOBAL pool of the agent whose Name stands at ``at`` (its VRAM), up to the next agent."""
+    span = lines[at + 1:at + 1 + _POOL_SPAN]
+    for k, ln in enumerate(span):
+        if rocminfo_agent.agent_end(ln.text):
+            return None
+        if "GLOBAL" in ln.text and _GLOBAL_POOL.match(ln.text):
+            size = next((m.group(1) for after in span[k + 1:k + 3] if (m := _POOL_SIZE.match(after.text))), None)
+            return int(size) if size is not None and len(size) <= 12 and 0 < int(size) <= _MAX_POOL_KB else None
+    return None
+
+
+def cpu_agents(lines: list[Line]) -> list[str]:
+    """The marketing names of the CPU agents (their 'Device Type: CPU' a few lines below it), each once."""
+    names: dict[str, None] = {}
+    for i in holding(lines, ("Device Type:",)):
+        t = _DEVICE_TYPE.match(lines[i].text)
+        if t is None or t.group(1) != "CPU":
+            continue
+        for before in reversed(lines[max(0, i - _CPU_SPAN):i]):
+            if rocminfo_agent.agent_end(before.text):
+                break
+            if (mk := _MARKETING.match(before.text)) is not None:
+                names[mk.group(1)] = None
+                break
+    return list(names)
+
+
+_CPU_SPAN = 16  # lines above a CPU agent's Device Type its Marketing Name stands within
 
 
 def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
@@ -83,6 +124,7 @@ def read_cpu_only(lines: list[Line], out: ListedParse) -> None:
             _read_tail(lines, out)
         return
     names = [m.group(1) for ln in lines if (m := _MARKETING.match(ln.text)) is not None]
+    out.host_cpus += [c for c in cpu_agents(lines) if c not in out.host_cpus]
     out.claimed |= {ln.no for ln in lines if _OTHER.match(ln.text) or _AGENT.match(ln.text) or "HSA Agents" in ln.text}
     out.kinds.append(TOOL)
     rocminfo_agent.said(lines, out)

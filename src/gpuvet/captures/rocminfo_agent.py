@@ -41,6 +41,11 @@ class AgentDetail:
     lines: frozenset[int]
 
 
+def agent_end(text: str) -> bool:
+    """The line is an agent's head (its rule of '*' or 'Agent N'): the agent above it ends there."""
+    return _AGENT_END.match(text) is not None
+
+
 def driver(lines: list[Line]) -> tuple[str, int] | None:
     """The kernel driver rocminfo's first line names ('amdgpu (ROCk module 6.2.4)') and its line; None without."""
     for i in holding(lines, ("module ",)):

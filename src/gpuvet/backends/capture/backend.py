@@ -201,6 +201,7 @@ class CaptureBackend(Backend):
         self._run_nics: list[Nic] = []  # R14B: the devices perftest runs name: inventory lists them, nothing judged
         self._links: list[str] = []  # topo -m's cells between GPUs and devices: inventory says them
         self._software = SoftwareInfo(__version__, NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE)
+        self._cpus: dict[str, None] = {}  # issue 46: the host CPUs a listing names (rocminfo's CPU agents), in order
         self._hosts: dict[str, None] = {}  # the hosts the files name (a bug report's uname, a prompt, NCCL's), in order
         if not paths:
             raise CaptureError("no capture file given", fix="pass --from FILE.")
@@ -287,6 +288,7 @@ class CaptureBackend(Backend):
                       for i, m in zip(ids, listed.modules, strict=True) for v in verdicts(m)
                       if v.severity in ("critical", "warn")]
             software = SoftwareInfo(__version__, listed.driver or NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE)
+            self._cpus.update(dict.fromkeys(listed.host_cpus))
         else:
             return 0
         self._notes += [f"{label}: {n}" for n in notes]
@@ -361,7 +363,8 @@ class CaptureBackend(Backend):
         # where a topology was read (never Host(1))
         name = ", ".join(self._hosts) if self._hosts else None
         sockets = self._node.host.sockets if self._topo is not None else NOT_IN_CAPTURE
-        host = HostInfo(name, NOT_IN_CAPTURE, sockets, NOT_IN_CAPTURE,
+        cpu = " + ".join(self._cpus) if self._cpus else NOT_IN_CAPTURE
+        host = HostInfo(name, cpu, sockets, NOT_IN_CAPTURE,
                         NOT_IN_CAPTURE, NOT_IN_CAPTURE, NOT_IN_CAPTURE, "captured", "captured", "captured",
                         tuple(self._hosts))
         return Inventory(self.name, False, tuple(modules), host, self._software,
