@@ -91,3 +91,38 @@ def test_nvrm_status_of_a_broken_gpu_stays_a_warning_or_worse(tmp_path: Path) ->
         assert "driver_call_refused" not in {cause for cause, _ in found}
     mixed = _nvrm("NV_ERR_STATE_IN_USE", "0x63").replace("returned from", "then NV_ERR_GPU_IS_LOST returned from")
     assert "driver_call_refused" not in {cause for cause, _ in capture_findings(tmp_path, mixed)}
+
+
+_NODE = """\
+Name:               gpu-node-7
+Roles:              <none>
+Capacity:
+  cpu:                        96
+  memory:                     1056000000Ki
+  {res}:{pad}{cap}
+  pods:                       110
+Allocatable:
+  cpu:                        96
+  memory:                     1050000000Ki
+  {res}:{pad}{alloc}{tail}
+  pods:                       110
+"""
+
+
+def test_describe_node_capacity_above_allocatable_is_a_withheld_device(tmp_path: Path) -> None:
+    for res in ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "huawei.com/Ascend910"):
+        for tail in ("", "       <=========== here", "   # one is missing"):
+            text = _NODE.format(res=res, pad=" " * 8, cap=8, alloc=7, tail=tail)
+            doc = capture_json(tmp_path, text)
+            findings = doc["findings"]
+            assert isinstance(findings, list)
+            said = [(f["cause"], f["severity"]) for f in findings]
+            assert said == [("scheduler_gpus_short", "warn")], (res, tail, said)
+            assert "withholds 1 device(s)" in str(findings[0]["evidence"])
+            if tail:
+                assert "tolerated" in str(doc), (res, tail)
+
+
+def test_describe_node_capacity_equal_to_allocatable_is_clear(tmp_path: Path) -> None:
+    text = _NODE.format(res="nvidia.com/gpu", pad=" " * 8, cap=8, alloc=8, tail="   <== here")
+    assert capture_findings(tmp_path, text) == {}

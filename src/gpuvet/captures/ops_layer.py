@@ -128,10 +128,13 @@ _SLURM_GRES_BAD = re.compile(r"Invalid generic resource \(gres\) specification|I
 
 # the device plugin's resources: whole GPUs, and under MIG's mixed strategy each MIG profile's slices
 # ('nvidia.com/mig-1g.10gb: 56'): the node's GPUs in MIG mode are offered as those, not as nvidia.com/gpu
-_K8S_RESOURCE = r"((?:nvidia|amd)\.com/gpu|nvidia\.com/mig-[\w.-]{1,40}?)"
+# issue 46 (FX68A): Habana's and Huawei's device plugins' resources the same way (habana.ai/gaudi,
+# huawei.com/Ascend910, huawei.com/Ascend310P)
+_K8S_RESOURCE = r"((?:nvidia|amd)\.com/gpu|habana\.ai/gaudi|huawei\.com/Ascend\w{1,20}?|nvidia\.com/mig-[\w.-]{1,40}?)"
 _MIG = "nvidia.com/mig-"
 _K8S_BLOCK = re.compile(r"^\s*\"?(capacity|allocatable)\"?:\s*\{?\s*$", re.I)  # describe's, -o yaml's, -o json's
-_K8S_ENTRY = re.compile(r"^\s*\"?" + _K8S_RESOURCE + r"\"?:\s*\"?(\d+)\"?,?\s*$")
+# FX68A: text after the value ('nvidia.com/gpu:  7       <=========== here', a poster's mark) is tolerated and noted
+_K8S_ENTRY = re.compile(r"^\s*\"?" + _K8S_RESOURCE + r"\"?:\s*\"?(\d+)\"?,?(?:\s+(\S[^\n]{0,200}?))?\s*$")
 _K8S_KEY = re.compile(r"^\s*\"?[\w./-]+\"?:\s*\S")  # any entry of a block (cpu: 8, memory: 1Ki)
 # one-line forms: jsonpath ('status.capacity.amd.com/gpu: 0'), and custom-columns' names
 _K8S_INLINE = re.compile(r"\b(capacity|allocatable)\.\"?" + _K8S_RESOURCE + r"\"?\s*[:=]\s*\"?(\d+)", re.I)
@@ -161,6 +164,8 @@ class _Blocks:
 
     counts: dict[tuple[str, str], tuple[int, Line]] = field(default_factory=dict)
     bare: list[Line] = field(default_factory=list)  # a block that listed entries but no GPU resource
+    trailing: list[tuple[Line, str]] = field(default_factory=list)  # a GPU entry's text after its value
+    read: set[int] = field(default_factory=set)  # the lines of the blocks that list a GPU resource
 
 
 def parse(lines: list[Line], marks: Marks | None = None) -> AppErrorsParse:
@@ -365,6 +370,9 @@ def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
     capacity of none, or blocks that list no GPU resource in a file about GPUs."""
     blocks = _blocks(lines)
     out.claimed.update(ln.no for _, ln in blocks.counts.values())
+    out.claimed |= blocks.read  # FX68A: a GPU-listing block's other entries (cpu, memory, pods) are read with it
+    out.notes += [f"line {ln.no}: text after {res_said}'s value tolerated ({said[:60]!r})"
+                  for ln, said in blocks.trailing if (res_said := ln.text.strip().split(":")[0].strip('"'))]
     node = _k8s_node(lines) if blocks.counts or blocks.bare else None
     if node is not None:
         out.notes.append(f"Kubernetes node {node} (named by the listing)")
@@ -383,8 +391,9 @@ def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
             said = f"{res}: capacity {cap[0]} of the {labelled[0]} GPU feature discovery labelled (gpu.count)"
             _add(out, "k8s_gpus_unhealthy", cap[1], said, tool="Kubernetes")
         elif cap is not None and alloc is not None and alloc[0] < cap[0]:
-            said = f"{res}: allocatable {alloc[0]} of capacity {cap[0]} ({cap[0] - alloc[0]} not offered: " \
-                   f"marked unhealthy by the device plugin)"
+            said = f"{res}: allocatable {alloc[0]} of capacity {cap[0]} (the device plugin withholds " \
+                   f"{cap[0] - alloc[0]} device(s): marked unhealthy, usually after an Xid; its log names which; " \
+                   "restart the plugin once the module is checked)"
             _add(out, "k8s_gpus_unhealthy", alloc[1], said, tool="Kubernetes")
         elif (said_one := cap or alloc) is not None and said_one[0] == 0 and not whole and not res.startswith(_MIG):
             ln = said_one[1]
@@ -435,9 +444,13 @@ def _blocks(lines: list[Line]) -> _Blocks:
         if (entry := _K8S_ENTRY.match(s)) is not None:
             got.counts[(block, entry.group(1))] = (int(entry.group(2)), ln)
             gpu_in_block = True
+            if entry.group(3):
+                got.trailing.append((ln, entry.group(3)))
         elif not _K8S_KEY.match(s) or not s.startswith((" ", "\t")):
             _close(got, block, gpu_in_block, opened)
             block = None
+            continue
+        got.read.add(ln.no)
     _close(got, block, gpu_in_block, opened)
     return got
 
@@ -445,3 +458,5 @@ def _blocks(lines: list[Line]) -> _Blocks:
 def _close(got: _Blocks, block: str | None, gpu_in_block: bool, opened: Line | None) -> None:
     if block is not None and not gpu_in_block and opened is not None:
         got.bare.append(opened)
+    if block is not None and gpu_in_block and opened is not None:
+        got.read.add(opened.no)
