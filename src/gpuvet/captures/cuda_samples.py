@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from gpuvet.captures import hip_bus
 from gpuvet.captures.app_errors import KINDS
 from gpuvet.captures.lazy_re import lazy
-from gpuvet.captures.records import AppError, NvbDevice, SmiTextModule
+from gpuvet.captures.records import AMBIGUOUS_ECC, AppError, NvbDevice, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import MAX_MODULES, Line, number
 
@@ -157,6 +157,7 @@ def _device_query(lines: list[Line], out: CudaSamplesParse) -> None:
             claimed.add(ln.no)
         elif current is not None and (e := _DQ_ECC.match(ln.text)) is not None:
             current.fields["ECC Mode/Current"] = e.group(1)  # the mode -q prints, so inventory and rules read it
+            current.fields[AMBIGUOUS_ECC] = e.group(1)  # issue 46: its 'Disabled' is also 'no ECC' (doctor: ecc_health)
             claimed.add(ln.no)
         elif current is not None and (m := _DQ_MEMORY.match(ln.text)) is not None:
             current.fields["FB Memory Usage/Total"] = f"{m.group(1)} MiB"  # deviceQuery's MBytes are 2**20 bytes

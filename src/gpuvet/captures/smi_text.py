@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from gpuvet.captures import nv_driver_faults
 from gpuvet.captures.dedupe import merge_smi
 from gpuvet.captures.lines import TextLines, starting, walk
-from gpuvet.captures.records import UNNAMED, ModuleHealth, SmiProcess, SmiTextModule
+from gpuvet.captures.records import AMBIGUOUS_ECC, UNNAMED, ModuleHealth, SmiProcess, SmiTextModule
 from gpuvet.captures.smi_q_marks import q_marked
 from gpuvet.captures.text import CLOCK_MHZ, MAX_MODULES, TEMP_C, Line, integer, number, ranges, reading
 from gpuvet.errors import CaptureError
@@ -324,6 +324,7 @@ def health(m: SmiTextModule) -> ModuleHealth:
         pcie_gen_link_max=_link_max(f),
         utilization_pct=reading(get(f, "Utilization/Gpu", "Utilization/GPU"), (0.0, 100.0), "Utilization/Gpu", bad),
         clock_events=events(f), ecc_mode=get(f, "ECC Mode/Current", "Ecc Mode/Current"),  # older drivers: "Ecc"
+        ecc_present_said=AMBIGUOUS_ECC not in f,
         ecc_uncorrectable_volatile=_sum_uncorrectable(f, "Volatile"),
         ecc_uncorrectable_aggregate=_sum_uncorrectable(f, "Aggregate"),
         retired_pages_pending=_yes(get(f, "Retired Pages/Pending Page Retirement", "Retired Pages/Pending Page Blacklist",

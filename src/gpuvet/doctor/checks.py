@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from gpuvet.backends.readings import ModuleInfo, Unavailable
-from gpuvet.captures.records import UNNAMED
+from gpuvet.captures.records import UNNAMED, ModuleHealth
 from gpuvet.checks.software import cuda_compatibility
 from gpuvet.doctor import xids as xid_catalogue
 from gpuvet.doctor.capture_checks import CAPTURE_CHECKS
@@ -18,7 +18,7 @@ from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
 from gpuvet.doctor.peers import peer_degraded
-from gpuvet.doctor.shipped_settings import ecc_off_as_shipped, narrow_by_design
+from gpuvet.doctor.shipped_settings import ecc_off_as_shipped, ecc_off_is_fault, narrow_by_design
 from gpuvet.doctor.transfer_checks import collective_results, host_bottleneck, nccl_environment, p2p_path, pair_bandwidth
 from gpuvet.knowledge import off_bus_xids, threshold, xid_severity
 from gpuvet.node.bus import bus_key
@@ -350,6 +350,14 @@ def _modules_of(ev: Evidence, names: Iterable[str]) -> set[str]:
 
 
 # --- settings, health --------------------------------------------------------------------
+def _ecc_said(h: ModuleHealth) -> str:
+    """A mode ecc_health let pass, as said: on, off as the product ships, or (issue 46) deviceQuery's 'Disabled'
+    on a model not known to carry ECC (the tool prints it where there is none)."""
+    if h.ecc_mode == "Enabled" or ecc_off_as_shipped(h.product) or h.ecc_present_said:
+        return str(h.ecc_mode) if h.ecc_mode == "Enabled" else "Disabled (as the product ships)"
+    return "Disabled (no ECC on this model, or off: the tool prints both so; the model is not known to carry ECC)"
+
+
 def ecc_health(ev: Evidence) -> Outcome:
     if ev.no_modules:
         return unknown(f"no module to judge: {ev.no_modules}")
@@ -360,10 +368,12 @@ def ecc_health(ev: Evidence) -> Outcome:
     read_by_smi = _modules_of(ev, (h.module for h in ev.captures.health if h.ecc_mode is not None))
     if ev.inventory is not None:  # a captured node's inventory is its -q: that module is judged from the -q below
         for m in ev.inventory.modules:
-            if m.ecc_enabled is False and m.id not in read_by_smi and not ecc_off_as_shipped(m.model):
+            # issue 46: an inventory's 'off' may be deviceQuery's 'ECC support: Disabled' (no ECC, or off):
+            # a fault only on a model known to carry ECC on by design
+            if m.ecc_enabled is False and m.id not in read_by_smi and ecc_off_is_fault(m.model, said_present=False):
                 found.append(finding("ecc_disabled", HIGH, module=m.id, ecc_enabled=False, source=ev.source))
     for h in ev.captures.health:
-        if h.ecc_mode == "Disabled" and not ecc_off_as_shipped(h.product):
+        if h.ecc_mode == "Disabled" and ecc_off_is_fault(h.product, h.ecc_present_said):
             found.append(finding("ecc_disabled", HIGH, module=h.module, ecc_mode="Disabled", source=ev.smi_source()))
     if found:
         return confirmed("ECC needs attention", *found)
@@ -371,8 +381,8 @@ def ecc_health(ev: Evidence) -> Outcome:
                                                                                 else ())
                                                 if m.ecc_enabled is True and m.id not in read_by_smi})
     smi = ev.smi_source()
-    mode += [Cited(smi, "ECC Mode / Current", str(h.ecc_mode) if h.ecc_mode == "Enabled" else "Disabled (as the "
-                   "product ships)", where=h.module) for h in ev.captures.health if h.ecc_mode in ("Enabled", "Disabled")]
+    mode += [Cited(smi, "ECC Mode / Current", _ecc_said(h), where=h.module) for h in ev.captures.health
+             if h.ecc_mode in ("Enabled", "Disabled")]
     if not mode:
         return unknown(f"nothing read says whether ECC is on (give {GIVE['ecc_sections']})")
     quiet = _window_cited(ev, "ecc_rising / ecc_uncorrectable events", "none")
