@@ -6,6 +6,7 @@ tests hold the model to it."""
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ import yaml
 
 from gpuvet.backends.select import open_backend
 from gpuvet.errors import GpuvetError
+from gpuvet.knowledge.package_yaml import load_package_yaml
 from gpuvet.node.collectives import Algorithm, Protocol, Tuning, bus_factor
 from gpuvet.plan.collective import CollectiveModel
 from gpuvet.quantities import parse_bytes
@@ -70,13 +72,23 @@ def _sweep(lo: int, hi: int) -> tuple[int, ...]:
 
 def load(path: str | Path) -> list[ReferencePoint]:
     """Every figure of a reference file (format: benchmarks/data/published_collectives.yaml; JSON,
-    a subset of YAML, reads the same: tests/data/published_collectives_issue49.json)."""
+    a subset of YAML, reads the same: tests/data/published_collectives_issue49.json). The file is read once
+    per text (the calibration tests load it ~40 times a run); a changed file is read again."""
     path = Path(path)
-    fix = "see benchmarks/data/published_collectives.yaml for the format"
     try:
-        data: dict[str, list[dict[str, Any]]] = yaml.safe_load(path.read_text())
+        text = path.read_text()
     except OSError as e:
         raise GpuvetError(f"cannot read it ({e.strerror})", where=str(path), fix="give an existing file") from None
+    return list(_points(str(path), text))
+
+
+@functools.lru_cache(maxsize=8)
+def _points(where: str, text: str) -> tuple[ReferencePoint, ...]:
+    """The figures of one file's text (frozen records, so one tuple serves every caller)."""
+    path = Path(where)
+    fix = "see benchmarks/data/published_collectives.yaml for the format"
+    try:
+        data: dict[str, list[dict[str, Any]]] = load_package_yaml(text)  # the project's own file: libyaml's loader
     except yaml.YAMLError as e:
         raise GpuvetError(f"not valid YAML: {e}", where=str(path), fix=fix) from None
     points = []
@@ -108,7 +120,7 @@ def load(path: str | Path) -> list[ReferencePoint]:
                                                  launch, bool(entry.get("launch_fit", False))))
             except (KeyError, TypeError, ValueError) as e:
                 raise GpuvetError(f"bad entry ({type(e).__name__}: {e})", where=where, fix=fix) from None
-    return points
+    return tuple(points)
 
 
 class _Models:
