@@ -91,6 +91,8 @@ EVIDENCED_BY["other_processes"] |= {"hl-smi"}
 # session 67 (batches BC, BD): npu-smi info's second table lists each NPU chip's processes (Process id, name,
 # memory), read onto the modules as hl-smi's are: other_processes judges it
 EVIDENCED_BY["other_processes"] |= {"npu-smi info"}
+# issue 46 (FX68B): axcl-smi's Processes section (card, PID, name, NPU memory), onto its cards as hl-smi's are
+EVIDENCED_BY["other_processes"] |= {"axcl-smi"}
 # session 66 (batch AY): lspci -vvv gives a NIC's LnkCap and LnkSta; nic_ports judges a NIC link trained below its
 # capability from them (checks/nics.pcie: info where no port rate was read)
 EVIDENCED_BY["nic_ports"] |= {"lspci -vvv"}

@@ -48,4 +48,7 @@ ACCEL = (
     "Unknown board type",
     "Still waiting",
     "ethernet ports to train",
+    # issue 46: the SYCL device lists (captures/sycl_devices.MARKERS)
+    "[opencl:", "[level_zero:", "[ext_oneapi_", "[cuda:", "[hip:", "SYCL devices", "SYCL Devices", "Driver version|",
+    "AXCL-SMI", "Packet: ",  # issue 46: axcl_smi.MARKERS, hl_smi_async.MARKERS
 )

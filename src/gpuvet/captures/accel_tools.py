@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from gpuvet.captures import neuron_status, tt_eth, tt_faults, tt_resets, xrt_tools
+from gpuvet.captures import axcl_smi, hl_smi_async, neuron_status, sycl_devices, tt_eth, tt_faults, tt_resets, xrt_tools
 from gpuvet.captures.dedupe import merge_listed
 from gpuvet.captures.marks import Marker, Marks
 from gpuvet.captures.monitor_tools import NVIDIA_NAME, nvtop_devices
@@ -429,6 +429,9 @@ READERS: tuple[tuple[tuple[Marker, ...], Callable[[list[Line], ListedParse], Non
     (xrt_tools.MARKERS, xrt_tools.validate),
     (xrt_tools.MARKERS, xrt_tools.amdxdna),
     (neuron_status.MARKERS, neuron_status.read),
+    (sycl_devices.MARKERS, sycl_devices.read),  # issue 46: sycl-ls, syclinfo, llama.cpp's SYCL device list
+    (axcl_smi.MARKERS, axcl_smi.read),  # issue 46: Axera's AX650N cards
+    (hl_smi_async.MARKERS, hl_smi_async.read),  # issue 46: Gaudi's telemetry lines
 )
 MARKERS: tuple[Marker, ...] = tuple(dict.fromkeys(m for markers, _ in READERS for m in markers))
 
@@ -453,5 +456,7 @@ def parse(lines: list[Line], marks: Marks | None = None) -> ListedParse:
 def vendor(listed: ListedParse) -> str:
     """The vendor the listing's modules are, named for inventory and for a file that mixes vendors."""
     tools = {m.tool for m in listed.modules}
-    return "Intel Gaudi" if tools & {HL_SMI, HABANALABS} else "AWS Neuron" if NEURON_LS in tools else \
-        "Tenstorrent" if TT_SMI in tools else "another vendor (nvtop -s)" if NVTOP in tools else "another vendor"
+    return "Intel Gaudi" if tools & {HL_SMI, HABANALABS, hl_smi_async.TOOL} else \
+        "Axera" if axcl_smi.TOOL in tools else "AWS Neuron" if NEURON_LS in tools else \
+        "Tenstorrent" if TT_SMI in tools else "another vendor (nvtop -s)" if NVTOP in tools else \
+        "the SYCL runtime's devices" if sycl_devices.TOOL in tools else "another vendor"

@@ -99,8 +99,8 @@ def parse(lines: list[Line]) -> ListedParse:
     _zero_power(out)
     if masked:
         out.notes.append(f"npu-smi: {masked} bus id(s) masked in the capture (xx): left out, not guessed")
-    if first is not None:
-        out.notes.append(f"npu-smi: line {first[1].no} starts a chip whose second row is cut: left out")
+    if first is not None and (out.modules or any(_HEAD.match(ln.text) for ln in lines)):  # issue 46: not another
+        out.notes.append(f"npu-smi: line {first[1].no} starts a chip whose second row is cut: left out")  # tool's
     return npu_mapping.adopt(mapped, out)
 
 

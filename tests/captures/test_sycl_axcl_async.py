@@ -1,0 +1,133 @@
+"""Issue 46: the SYCL runtime's device lists (one module per card, however many backends list it; CPUs and FPGA
+emulation host devices), Axera's axcl-smi table and Gaudi's hl-smi-async telemetry, read as modules."""
+
+from __future__ import annotations
+
+import time
+
+from gpuvet.captures import accel_tools, axcl_smi, hl_smi_async, sycl_devices
+from gpuvet.captures.records import ListedParse
+from gpuvet.captures.text import clean
+
+_SYCL_LS = (
+    "[opencl:acc][opencl:0] Intel(R) FPGA Emulation Platform for OpenCL(TM), "
+    "Intel(R) FPGA Emulation Device 1.2 [2024.18.7.0.11_160000]\n"
+    "[opencl:cpu][opencl:1] Intel(R) OpenCL, INTEL(R) XEON(R) PLATINUM 8580 3.0 [2024.18.7.0.11_160000]\n"
+    "[opencl:gpu][opencl:2] Intel(R) OpenCL Graphics, Intel(R) Data Center GPU Max 1550 OpenCL 3.0 NEO  [24.22.29735.27]\n"
+    "[opencl:gpu][opencl:3] Intel(R) OpenCL Graphics, Intel(R) Data Center GPU Max 1550 OpenCL 3.0 NEO  [24.22.29735.27]\n"
+    "[level_zero:gpu][level_zero:0] Intel(R) Level-Zero, Intel(R) Data Center GPU Max 1550 12.60.7 [1.3.29735]\n"
+    "[level_zero:gpu][level_zero:1] Intel(R) Level-Zero, Intel(R) Data Center GPU Max 1550 12.60.7 [1.3.29735]\n"
+)
+
+
+def _read(reader: object, text: str) -> ListedParse:
+    out = ListedParse()
+    reader(clean(text).lines, out)  # type: ignore[operator]
+    return out
+
+
+def test_sycl_ls_two_cards_through_two_backends_are_two_modules() -> None:
+    out = _read(sycl_devices.read, _SYCL_LS)
+    assert [m.name for m in out.modules] == ["Intel(R) Data Center GPU Max 1550"] * 2
+    assert out.host_cpus == ["INTEL(R) XEON(R) PLATINUM 8580"]
+    said = " ".join(out.notes)
+    assert "opencl, level_zero" in said and "level_zero 1.3.29735" in said and "FPGA Emulation Device (acc" in said
+    assert out.driver == "24.22.29735.27"
+
+
+def test_sycl_ls_2022_form_and_a_cuda_backend() -> None:
+    out = _read(sycl_devices.read, "[opencl:0] GPU : Intel(R) OpenCL HD Graphics 3.0 [21.49.21786]\n"
+                                   "[ext_oneapi_cuda:gpu:0] NVIDIA CUDA BACKEND, NVIDIA A100-SXM4-80GB 8.0 [CUDA 12.2]\n"
+                                   "[host:0] HOST: SYCL host platform 1.2 [1.2]\n")
+    assert [m.name for m in out.modules] == ["Intel(R) OpenCL HD Graphics", "NVIDIA A100-SXM4-80GB"]
+    assert any("cuda" in n for n in out.notes)
+
+
+def test_only_cpus_and_emulation_list_no_module() -> None:
+    out = _read(sycl_devices.read, _SYCL_LS.split("\n", 2)[0] + "\n" + _SYCL_LS.split("\n", 2)[1] + "\n")
+    assert out.modules == [] and out.host_cpus == ["INTEL(R) XEON(R) PLATINUM 8580"]
+
+
+def test_syclinfo_listing_and_its_driver_version() -> None:
+    out = _read(sycl_devices.read, "Available SYCL Devices:\n"
+                                   "[0] Intel(R) UHD Graphics 770 | Intel(R) Level-Zero\n"
+                                   "[1] Intel(R) UHD Graphics 770 | Intel(R) OpenCL Graphics\n"
+                                   "[2] 12th Gen Intel(R) Core(TM) i9-12900K | Intel(R) OpenCL\n\n"
+                                   "Platform: Intel(R) Level-Zero  |  Device Name: Intel(R) UHD Graphics 770\n"
+                                   "Driver Version: 1.3.26241\n")
+    assert [m.name for m in out.modules] == ["Intel(R) UHD Graphics 770"]
+    assert out.driver == "1.3.26241" and out.host_cpus == ["12th Gen Intel(R) Core(TM) i9-12900K"]
+
+
+def test_llama_cpp_old_list_and_its_table() -> None:
+    old = _read(sycl_devices.read, "found 3 SYCL devices:\n"
+                                   "  Device 0: Intel(R) Arc(TM) A750 Graphics,\tcompute capability 1.3,\n"
+                                   "\tmax compute_units 448,\tmax work group size 1024,\tglobal mem size 8096681984\n"
+                                   "  Device 1: Intel(R) Arc(TM) A750 Graphics,\tcompute capability 3.0,\n"
+                                   "\tmax compute_units 448,\tmax work group size 1024,\tglobal mem size 8096681984\n"
+                                   "  Device 2: Intel(R) FPGA Emulation Device,\tcompute capability 1.2,\n")
+    assert [m.name for m in old.modules] == ["Intel(R) Arc(TM) A750 Graphics"]
+    assert old.modules[0].memory_mib == 8096681984 / 2**20 and old.host_cpus == []
+    table = _read(sycl_devices.read,
+                  "|ID|        Device Type|                 Name|Version|units  |group   |group|size   |  Driver version|\n"
+                  "|--|-------------------|---------------------|-------|-------|--------|-----|-------|----------------|\n"
+                  "| 0| [level_zero:gpu:0]| Intel Arc A770 Graphics|    1.3|    512|    1024|   32| 16225M|  1.3.27642|\n"
+                  "| 1| [opencl:gpu:0]| Intel Arc A770 Graphics|    3.0|    512|    1024|   32| 16225M| 23.43.27642.40|\n"
+                  "| 2| [opencl:cpu:0]| 13th Gen Intel Core i7-13700K|    3.0|     24|    8192|   64| 67065M| 2023.16|\n")
+    assert [(m.name, m.memory_mib) for m in table.modules] == [("Intel Arc A770 Graphics", 16225.0)]
+    assert table.host_cpus == ["13th Gen Intel Core i7-13700K"]
+
+
+_AXCL = """+------------------------------------------------------------------------------------------------+
+| AXCL-SMI  V3.0.0                                                               Driver  V3.0.0  |
++-----------------------------------------+--------------+---------------------------------------+
+| Card  Name                     Firmware | Bus-Id       |                          Memory-Usage |
+| Fan   Temp                Pwr:Usage/Cap | CPU      NPU |                             CMM-Usage |
+|=========================================+==============+=======================================|
+|    0  AX650N                     V3.0.0 | 0000:01:00.0 |                170 MiB /      945 MiB |
+|   --   61C                      -- / -- | 2%       40% |                 18 MiB /     7040 MiB |
++-----------------------------------------+--------------+---------------------------------------+
+|    1  AX650N                     V3.0.0 | 0000:02:00.0 |                170 MiB /      945 MiB |
+|   --   58C                      -- / -- | 1%        0% |                 18 MiB /     7040 MiB |
++-----------------------------------------+--------------+---------------------------------------+
+| Processes:                                                                                     |
+| Card      PID  Process Name                                                   NPU Memory Usage |
+|================================================================================================|
+|    0     1201  ./ax_yolo                                                               4096 KiB |
+"""
+
+
+def test_axcl_smi_cards_and_processes() -> None:
+    out = _read(axcl_smi.read, _AXCL)
+    assert [(m.label, m.name, m.bus_id, m.temperature_c) for m in out.modules] == [
+        ("Card 0", "Axera AX650N", "0000:01:00.0", 61.0), ("Card 1", "Axera AX650N", "0000:02:00.0", 58.0)]
+    assert out.driver == "V3.0.0" and out.modules[0].memory_mib == 945
+    assert out.modules[0].state is not None and out.modules[0].state.busy_pct == 40
+    assert [p.pid for p in out.modules[0].processes or ()] == ["1201"] and out.modules[1].processes == ()
+    assert accel_tools.vendor(out) == "Axera"
+
+
+def test_hl_smi_async_telemetry_is_one_device_s_readings() -> None:
+    out = _read(hl_smi_async.read, "$ sudo hl-smi-async -D 0000:b1:00.0 -O console -L info -I 5\n"
+                                   "Timestamp: 100 ms, Packet: Temperature, Field: temperature.aip, Data: 52\n"
+                                   "Timestamp: 110 ms, Packet: Power, Field: power.draw.54v, Data: 420\n"
+                                   "Timestamp: 120 ms, Packet: Perf, Field: utilization.aip, Data: 97\n")
+    [m] = out.modules
+    assert (m.bus_id, m.temperature_c) == ("0000:B1:00.0", 52.0)
+    assert m.state is not None and (m.state.power_w, m.state.busy_pct) == (420.0, 97.0)
+    assert accel_tools.vendor(out) == "Intel Gaudi"
+
+
+def test_hostile_lines_read_in_linear_time() -> None:
+    def cpu_time(n: int) -> float:
+        text = ("[opencl:gpu][opencl:0] " + "a" * 50_000 + ", " + "b " * 25_000 + "\n"
+                + "|    0  AX650N  V1 | " + "9" * 100_000 + "\n" + "Timestamp: 1 ms, Packet: " + "x" * 100_000 + "\n"
+                + _SYCL_LS * n + _AXCL * n + "Timestamp: 1 ms, Packet: Power, Field: power.draw, Data: 1\n" * n)
+        lines = clean(text).lines
+        t = time.process_time()
+        for reader in (sycl_devices.read, axcl_smi.read, hl_smi_async.read):
+            reader(lines, ListedParse())
+        return time.process_time() - t
+
+    small, big = cpu_time(100), cpu_time(1600)
+    assert big < 40 * max(small, 1e-3)  # 16x the input: linear ~16x, quadratic ~256x
