@@ -167,6 +167,7 @@ def test_every_kernel_message_kind_names_a_cause_with_a_fix():
         host_mce_logged,
         host_ras,
         kernel_amd_client,
+        kernel_driver_oops,
         kernel_driver_resources,
         kernel_edge_accel,
         kernel_flips,
@@ -186,7 +187,8 @@ def test_every_kernel_message_kind_names_a_cause_with_a_fix():
         | {kernel_vendor_reset.KIND} | set(smi_messages.KINDS) | set(app_gpu_lines.KINDS) \
         | set(kernel_intel_fw.KINDS) | set(kernel_driver_resources.KINDS) | {kernel_intel_reset.KIND} \
         | {kernel_amd_client.KIND} | set(host_errors.KINDS) | {kernel_flips.KIND} | set(host_ras.KINDS) \
-        | {host_mce_logged.KIND} | set(kernel_edge_accel.KINDS) | {ps_states.KIND, ps_states.ONCE} == set(table)
+        | {host_mce_logged.KIND} | set(kernel_edge_accel.KINDS) | {ps_states.KIND, ps_states.ONCE} \
+        | {kernel_driver_oops.KIND} == set(table)
     for kind, info in table.items():
         assert info.cause in causes() and info.action and info.meaning, kind
 

@@ -126,3 +126,40 @@ def test_describe_node_capacity_above_allocatable_is_a_withheld_device(tmp_path:
 def test_describe_node_capacity_equal_to_allocatable_is_clear(tmp_path: Path) -> None:
     text = _NODE.format(res="nvidia.com/gpu", pad=" " * 8, cap=8, alloc=8, tail="   <== here")
     assert capture_findings(tmp_path, text) == {}
+
+
+def _modules_box(states: dict[str, str]) -> str:
+    rows = "".join(f"| {i:<9} | {name:<18} | {state:<48} |\n" for i, (name, state) in enumerate(states.items()))
+    rule = "+-----------+--------------------+--------------------------------------------------+\n"
+    return (rule + "| List Modules" + " " * 70 + "|\n| Status: Success" + " " * 67 + "|\n"
+            + rule.replace("-", "=") + "| Module ID | Name               | State" + " " * 44 + "|\n" + rule + rows + rule)
+
+
+def test_dcgmi_modules_list_every_state_read_none_judged_but_a_failed_load(tmp_path: Path) -> None:
+    healthy = {"Core": "Loaded", "NvSwitch": "Loaded", "VGPU": "Not loaded", "Health": "Unloaded",
+               "Policy": "Denylisted", "Config": "Blacklisted", "Diag": "Paused", "Profiling": "Not loaded"}
+    doc = capture_json(tmp_path, _modules_box(healthy))
+    assert doc["findings"] == []
+    assert "Denylisted: Policy" in str(doc["notes"]) and "Paused: Diag" in str(doc["notes"])
+    failed = capture_findings(tmp_path, _modules_box({**healthy, "Profiling": "Failed to load"}))
+    assert failed == {("dcgm_module_unavailable", None): "info"}
+
+
+_PROF = """\
+$ dcgmproftester12 -t 1004 --no-dcgm-validation
+Worker 0:0[1004]: TensorEngineActive: target 0.50, dcgm 0.49
+Bus ID 00000000:3B:00.0 mapped to cuda device ID 0
+CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: 108
+CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 8
+GPU 0, TestField 1004 test {first}.
+GPU 1, TestField 1004 {second}.
+"""
+
+
+def test_dcgmproftester_failed_is_a_warning_passed_clears(tmp_path: Path) -> None:
+    passed = capture_json(tmp_path, _PROF.format(first="PASSED", second="test PASSED") + "All Tests Passed.\n")
+    assert passed["findings"] == []
+    assert "GPU 0 TestField 1004 test PASSED" in str(passed["notes"]) and "SMs 108" in str(passed["notes"])
+    assert "skipped" not in str(passed["notes"])
+    found = capture_findings(tmp_path, _PROF.format(first="PASSED", second="testing FAILED"))
+    assert found == {("dcgm_proftester_failed", "GPU 1"): "warn"}

@@ -25,6 +25,9 @@ class _Event(Protocol):
     @property
     def module(self) -> str: ...
 
+    @property
+    def line(self) -> int: ...
+
 
 E = TypeVar("E", bound=_Event)
 
@@ -103,7 +106,18 @@ def without_echoes(events: Sequence[E]) -> list[E]:
     for causes, echo in _NODE_ECHOES:
         if any(e.kind in causes for e in out):
             out = [e for e in out if e.kind != echo]
-    return out
+    return _crash_leads(out)
+
+
+def _crash_leads(events: list[E]) -> list[E]:
+    """FX68C: a driver's unnamed error line just before an oops in its code, or in that oops's trace (its RIP), is
+    the crash's: said in gpu_driver_oops's finding, not a lead of its own."""
+    from gpuvet.captures import kernel_driver_oops, kernel_unknown
+
+    crashed = [e.line for e in events if e.kind == kernel_driver_oops.KIND]
+    if not crashed:
+        return events
+    return [e for e in events if not (e.kind == kernel_unknown.UNNAMED and kernel_driver_oops.around(e.line, crashed))]
 
 
 def passed_through(events: list[KernelEvent], texts: Iterable[str]) -> list[KernelEvent]:

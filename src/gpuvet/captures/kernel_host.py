@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from gpuvet.captures import kernel_driver_oops
 from gpuvet.captures.kernel_places import NO_BUS
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -117,8 +118,9 @@ def _oops(lines: list[Line], out: KernelParse, marks: Marks | None) -> None:
         return
     i = heads[0]
     span = [t.text[:_HEAD] for t in lines[i:i + OOPS_SPAN]]
-    if any(_FRAME.search(t) or " [nvidia" in t or " [amdgpu]" in t or " [tenstorrent]" in t for t in span):  # R8A: tt_faults
-        return  # in a GPU driver's code: that driver's readers judge it
+    if any(_FRAME.search(t) or " [nvidia" in t or " [amdgpu]" in t or " [tenstorrent]" in t for t in span) or \
+            kernel_driver_oops.in_driver(lines, i, kernel_driver_oops.end_of(lines, i)) is not None:  # R8A: tt_faults
+        return  # in a GPU driver's code: that driver's readers judge it (FX68C: kernel_driver_oops)
     since = lines[i].no - ERRORS_BEFORE
     if any(since <= e.line <= lines[i].no for e in out.events) or any(since <= x.line <= lines[i].no for x in out.xids):
         return  # right after a GPU driver's own fault (a reset, a failed init, an Xid): its aftermath, judged there

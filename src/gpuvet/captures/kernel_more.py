@@ -14,6 +14,7 @@ from gpuvet.captures import (
     kernel_amd_client,
     kernel_amd_resume,
     kernel_display,
+    kernel_driver_oops,
     kernel_driver_resources,
     kernel_edge_accel,
     kernel_host,
@@ -72,6 +73,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = kernel_vendor_reset.read(lines, out, marks)  # vendor-reset's resets of a GPU passed through to a VM
     out = kernel_driver_resources.read(lines, out, marks)  # NVRM's NV_ERR_NO_MEMORY, the GuC not answering
     out = kernel_intel_reset.read(lines, out, marks)  # an Intel GPU hang whose reset crashed the kernel
+    out = kernel_driver_oops.read(lines, out, marks)  # FX68C: any other oops in a GPU driver's code
     out = agent_smi_errors.read(lines, out, marks)  # a monitoring agent's nvidia_smi errors, a lost handle quoted
     out = kernel_amd_client.read(lines, out, marks)  # R5A: an amdgpu page fault of its firmware (MP0, MP1)
     out = kernel_amd_resume.read(lines, out, marks)  # R6C: amdgpu's SMU resumed while the node ran: a note

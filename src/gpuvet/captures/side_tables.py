@@ -1,13 +1,15 @@
 """Tables the NIC and other vendors' tools print beside the GPU tools (issue 46, R7C), read so a paste of them is
 never refused: MLNX_OFED's ``show_gids`` (DEV PORT INDEX GID IPv4 VER DEV, then ``n_gids_found=N``), ethtool's
 own failures (``Cannot get device pause settings: No such device``: ethtool.c's perror() of an ioctl), Moore
-Threads' ``mthreads-gmi`` table and ``dcgmi dmon -l``'s field catalogue. Only two things are judged: no GID at all
+Threads' ``mthreads-gmi`` table and ``dcgmi dmon -l``'s field catalogue (and, FX68A, dcgmi modules -l and
+dcgmproftester: captures/dcgm_tools.py). Only two things are judged: no GID at all
 (no RDMA address, RoCE unusable where it was read) and a netdev ethtool finds gone (ENODEV); the rest is said."""
 
 from __future__ import annotations
 
 import re
 
+from gpuvet.captures import dcgm_tools
 from gpuvet.captures.app_errors import AppErrorsParse
 from gpuvet.captures.records import AppError
 from gpuvet.captures.runtime_marks import SIDE_MARKS
@@ -56,7 +58,7 @@ _GDDR6_TEMPS = re.compile(r"^\s*VRAM Temps:\s*((?:\|\s*\d{1,3}\s*°?[cC]\s*)+)\|
 def parse(lines: list[Line]) -> AppErrorsParse:
     """Every table of the four read; the lines claimed, the notes that say them, the two faults judged."""
     out = AppErrorsParse()
-    for reader in (_gids, _ethtool, _gmi, _fields, _dcgmi_stats, _gddr6):
+    for reader in (_gids, _ethtool, _gmi, _fields, _dcgmi_stats, _gddr6, dcgm_tools.modules, dcgm_tools.proftester):
         reader(lines, out)
     return out
 

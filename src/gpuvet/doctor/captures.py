@@ -146,7 +146,7 @@ def _foreign_xids(caps: Captures) -> list[str]:
 
 
 def _add(caps: Captures, fc: read.FileCapture) -> None:
-    from gpuvet.captures import fallback, gpu_software, smi_text
+    from gpuvet.captures import fallback, gpu_software, kernel_driver_oops, smi_text
     from gpuvet.captures.smi_xml import health as xml_health
 
     label = Path(fc.path).name
@@ -177,7 +177,7 @@ def _add(caps: Captures, fc: read.FileCapture) -> None:
     _add_bus(caps, fc, label)
     _add_aer(caps, fc, label)
     caps.dcgm += fc.dcgm.results
-    caps.kernel_events += fc.kernel.events
+    caps.kernel_events += kernel_driver_oops.hosted(fc.kernel.events, fc.host)  # FX68C: the node that crashed
     caps.kernel_lines += fc.kernel.nvrm_lines
     caps.kernel_plain += fc.kernel.lines if isinstance(fc.kernel, fallback.GpulessKernel) else 0
     for driver, n in fc.kernel.unknown_drivers.items():
