@@ -131,3 +131,9 @@ def test_hostile_lines_read_in_linear_time() -> None:
 
     small, big = cpu_time(100), cpu_time(1600)
     assert big < 40 * max(small, 1e-3)  # 16x the input: linear ~16x, quadratic ~256x
+
+
+def test_sycl_ls_2022_cpu_entry_names_its_platform_not_the_host_cpu() -> None:
+    out = _read(sycl_devices.read, "[opencl:0] GPU : Intel(R) OpenCL HD Graphics 3.0 [21.49.21786]\n"
+                                   "[opencl:0] CPU : Intel(R) OpenCL 3.0 [2021.12.9.0.24_005321]\n")
+    assert [m.name for m in out.modules] == ["Intel(R) OpenCL HD Graphics"] and out.host_cpus == []

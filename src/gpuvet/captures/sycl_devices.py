@@ -75,7 +75,8 @@ def _sycl_ls(lines: list[Line]) -> list[Entry]:
             out.append(Entry(m.group(1).removeprefix("ext_oneapi_"), _kind(m.group(2), m.group(4)),
                              _device_name(m.group(4)), m.group(5), no=ln.no))
         elif (o := _LS_OLD.match(ln.text)) is not None:
-            out.append(Entry(o.group(1).removeprefix("ext_oneapi_"), _kind(o.group(2), o.group(3)),
+            kind = _kind(o.group(2), o.group(3))  # before 2023 a CPU entry names its platform, not the CPU
+            out.append(Entry(o.group(1).removeprefix("ext_oneapi_"), "cpu platform" if kind == "cpu" else kind,
                              _device_name(o.group(3)), o.group(4), no=ln.no))
     return out
 
