@@ -54,8 +54,8 @@ def test_syclinfo_listing_and_its_driver_version() -> None:
                                    "[1] Intel(R) UHD Graphics 770 | Intel(R) OpenCL Graphics\n"
                                    "[2] 12th Gen Intel(R) Core(TM) i9-12900K | Intel(R) OpenCL\n\n"
                                    "Platform: Intel(R) Level-Zero  |  Device Name: Intel(R) UHD Graphics 770\n"
-                                   "Driver Version: 1.3.26241\n")
-    assert [m.name for m in out.modules] == ["Intel(R) UHD Graphics 770"]
+                                   "Driver Version: 1.3.26241\nGlobal Mem Size: 2147483648\n")
+    assert [(m.name, m.memory_mib) for m in out.modules] == [("Intel(R) UHD Graphics 770", 2048.0)]
     assert out.driver == "1.3.26241" and out.host_cpus == ["12th Gen Intel(R) Core(TM) i9-12900K"]
 
 

@@ -17,7 +17,7 @@ are host devices, said, never modules. The forms read:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.records import ListedModule, ListedParse
@@ -35,6 +35,7 @@ _LS_OLD = lazy(rf"^\s*\[{_BACKEND}:\d{{1,3}}\]\s+(GPU|CPU|ACC|HOST)\s*:\s*([^\[]
 _INFO_ENTRY = lazy(r"^\s*(?:\[\d{1,3}\]\s+)?([^|]{1,120}?)\s*\|\s*([^|]{1,120}?)\s*$")
 _INFO_PLATFORM = lazy(r"^\s*Platform:\s*([^|]{1,120}?)\s*\|\s*Device Name:\s*(\S.{0,119}?)\s*$")
 _INFO_DRIVER = lazy(r"^\s*Driver Version:\s*(\S{1,60})\s*$")
+_INFO_MEMORY = lazy(r"^\s*Global Mem Size:\s*(\d{1,16})\s*$")  # bytes
 _LLAMA_FOUND = lazy(r"^\s*found (\d{1,3}) SYCL devices:?\s*$")
 _LLAMA_DEVICE = lazy(r"^\s*Device (\d{1,3}):\s*([^,]{1,120}),\s*compute capability (\d{1,2}\.\d{1,2}),?\s*$")
 _LLAMA_MEM = lazy(r"\bglobal mem size\s+(\d{1,16})\b")
@@ -102,9 +103,12 @@ def _syclinfo(lines: list[Line]) -> list[Entry]:
         if (p := _INFO_PLATFORM.match(ln.text)) is not None:
             platform = (_platform_backend(p.group(1)), p.group(2))
         elif platform is not None and (d := _INFO_DRIVER.match(ln.text)) is not None:
-            out = [Entry(e.backend, e.kind, e.name, d.group(1), no=e.no) if (e.backend, e.name) == platform and
-                   e.driver is None else e for e in out]
-            platform = None
+            out = [replace(e, driver=d.group(1)) if (e.backend, e.name) == platform and e.driver is None else e
+                   for e in out]
+        elif platform is not None and (g := _INFO_MEMORY.match(ln.text)) is not None:
+            out = [replace(e, memory_mib=int(g.group(1)) / 2**20) if (e.backend, e.name) == platform else e
+                   for e in out]
+            platform = None  # its last field read of those kept
     return out
 
 
