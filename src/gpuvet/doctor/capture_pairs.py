@@ -119,7 +119,8 @@ def captured_pairs(ev: Evidence) -> Outcome:
     if not tables and not priced and not hosts:
         return unknown("no pair measurements")
     v = _Verdicts(ev.capture_source("nvbandwidth", "TransferBench", "p2pBandwidthLatencyTest", "bandwidthTest",
-                                    "busGrind", "hipBusBandwidth") or "captured copy benchmark")
+                                    "busGrind", "hipBusBandwidth", "rocm-bandwidth-test")  # FX68B: its tables too
+                       or "captured copy benchmark")
     v.buses = {d.index: d.bus_id for d in ev.captures.nvb_devices if d.bus_id}
     if priced:
         denied = {frozenset((i, j)) for _, _, i, j, _ in ev.captures.p2p_denied}
