@@ -163,3 +163,35 @@ def test_dcgmproftester_failed_is_a_warning_passed_clears(tmp_path: Path) -> Non
     assert "skipped" not in str(passed["notes"])
     found = capture_findings(tmp_path, _PROF.format(first="PASSED", second="testing FAILED"))
     assert found == {("dcgm_proftester_failed", "GPU 1"): "warn"}
+
+
+def test_dcgmi_stats_job_summary_is_read_and_said(tmp_path: Path) -> None:
+    text = "$ dcgmi stats -g 2 -j 17\n" + _STATS.format(sbe="Not Specified", dbe="0")
+    doc = capture_json(tmp_path, text)
+    assert doc["findings"] == []
+    notes = str(doc["notes"])
+    assert "job 17: Critical XID Errors 0" in notes and "Overall Health Healthy" in notes
+    assert "skipped" not in notes
+
+
+def test_new_readers_take_linear_time_on_hostile_lines() -> None:
+    """A 100 KB line of each reader's characters and 16x the lines: CPU time grows no faster than the input."""
+    import time
+
+    from gpuvet.captures import dcgm_tools, side_tables, unread_leads
+    from gpuvet.captures.app_errors import AppErrorsParse
+
+    def cost(n: int) -> float:
+        lines = _lines(("| " * 50_000 + "\n") + ("$ " + "a" * 100_000 + " dcgmproftester12\n")
+                       + ("+" + "-" * 100_000 + "  Stats  " + "-" * 100_000 + "\n")
+                       + ("| 1 | Core | Loaded |\nGPU 0, TestField 1004 test PASSED.\nTestField x\n"
+                          "| Single Bit ECC Errors | Not Specified |\nList Modules\n") * n)
+        start = time.process_time()
+        for reader in (dcgm_tools.modules, dcgm_tools.proftester):
+            reader(lines, AppErrorsParse())
+        side_tables.parse(lines)
+        unread_leads.leads(lines, set())
+        return time.process_time() - start
+
+    small, big = cost(2_000), cost(32_000)
+    assert big < 40 * max(small, 1e-3), (small, big)

@@ -75,4 +75,5 @@ OPS_MARKS = ("gres/", "gres.conf", "Gres=", "NodeName=", "Reason=", "REASON", "c
 SIDE_MARKS = ("n_gids_found", "show_gids", "Cannot get ", "Cannot set ", "mthreads-gmi", "Field ID", "_violation",
               "Execution Stats", "Performance Stats", "process info for PID", "VRAM Temps", " GDDR6 (",
               # issue 46 (FX68A): dcgmi modules -l and dcgmproftester (captures/dcgm_tools.py's MARKS, the same)
-              "List Modules", "Module ID", "TestField", "dcgmproftester", "CU_DEVICE_ATTRIBUTE_", "All Tests Passed")
+              "List Modules", "Module ID", "TestField", "dcgmproftester", "CU_DEVICE_ATTRIBUTE_", "All Tests Passed",
+              "statistics for job")

@@ -45,6 +45,9 @@ _FIELD_HEAD = re.compile(r"^\s*(?:Long Name\s+Short Name\s+Field ID|_{10,})\s*$"
 # R11C: dcgmi stats --pid (dcgmi/ProcessStats.cpp): 'Successfully retrieved process info for PID: N. Process ran on
 # 1 GPUs.', then per GPU a box: '| GPU ID: 2 |', '|-----  Execution Stats  ---…|', '| <name>  [*] | <value> |' rows
 _STATS_HEAD = re.compile(r"process info for PID: (\d{1,10})\. Process ran on (\d{1,3}) GPUs?")
+_STATS_JOB = re.compile(r"Successfully retrieved statistics for job: ([\w.-]{1,64}?)\.?\s*$")
+_STATS_RULE = re.compile(r"^\s*\+[-=+]{1,200}(?:\s{1,4}[A-Z][\w ]{2,30}\s{1,4}[-=]{1,200}\+[-=+]{0,200})?\s*$")
+_STATS_COMMAND = re.compile(r"^\s*(?:\S{0,60}[$#]\s)?(?:sudo\s)?dcgmi\s+stats\b")
 _STATS_GPU = re.compile(r"^\s*\|\s*GPU ID: (\d{1,3})\s*\|\s*$")
 _STATS_ROW = re.compile(
     r"^\s*\|\s*(?:[-+=|\s]*[A-Z][\w .()/%-]{2,40}?\s*\*?\s*\|.*|[-+=|\s]*(?:[A-Z][\w ]{2,30}Stats)?[-+=|\s]*)$"
@@ -164,11 +167,15 @@ def _fields(lines: list[Line], out: AppErrorsParse) -> None:
 def _dcgmi_stats(lines: list[Line], out: AppErrorsParse) -> None:
     """dcgmi stats' process box: its PID, GPU ids and rows read and said; DCGM's accounting of one process judges
     no module (its fields, 0 where the driver keeps no count, are the tool's reporting, not a fault)."""
-    if not any("Execution Stats" in ln.text or "process info for PID" in ln.text for ln in lines):
+    if not any("Execution Stats" in ln.text or "process info for PID" in ln.text or "statistics for job" in ln.text
+               for ln in lines):
         return
     head = next((m for ln in lines if "process info" in ln.text and (m := _STATS_HEAD.search(ln.text))), None)
     gpus = [m.group(1) for ln in lines if "GPU ID" in ln.text and (m := _STATS_GPU.match(ln.text))]
     boxed = [ln for ln in lines if ln.text.lstrip().startswith(("|", "+")) and _STATS_ROW.match(ln.text)]
+    job = next((m for ln in lines if "statistics for job" in ln.text and (m := _STATS_JOB.search(ln.text))), None)
+    if job is not None:  # FX68A: `dcgmi stats -j`'s job summary
+        return _stats_job(lines, boxed, job.group(1), out)
     if not gpus and head is None:
         return
     out.claimed |= {ln.no for ln in boxed} | {ln.no for ln in lines if "process info for PID" in ln.text}
@@ -177,6 +184,27 @@ def _dcgmi_stats(lines: list[Line], out: AppErrorsParse) -> None:
         f"dcgmi stats: {who}, GPU ID(s) {', '.join(gpus) or 'not shown'}: DCGM's accounting of the process, read "
         "(its counters are the tool's report of the job, no judgement of a module)"
     )
+
+
+def _stats_job(lines: list[Line], boxed: list[Line], job: str, out: AppErrorsParse) -> None:
+    """dcgmi stats -j's Summary box: read and said (its Xid and ECC counts, its health); 'Not Specified' where the
+    driver kept no count. The health and the Xids are judged by dcgmi health's reader and the kernel log, not here."""
+    out.claimed |= {ln.no for ln in boxed} | {ln.no for ln in lines if "statistics for job" in ln.text or
+                                               _STATS_RULE.match(ln.text) or _STATS_COMMAND.match(ln.text)}
+    rows = {c[0]: c[1] for ln in boxed if (c := _row_cells(ln.text)) is not None}
+    said = [f"{k} {rows[k]}" for k in ("Critical XID Errors", "Single Bit ECC Errors", "Double Bit ECC Errors",
+                                        "PCIe Replay Warnings", "Overall Health") if k in rows]
+    out.notes.append(f"dcgmi stats -j: job {job}: {', '.join(said) or 'no event row'} (DCGM's job accounting; "
+                     "'Not Specified' is no count kept, not a failure)")
+
+
+def _row_cells(text: str) -> tuple[str, str] | None:
+    """A '| key | value |' row's two cells."""
+    s = text.strip()
+    if len(s) < 3 or s[0] != "|" or s[-1] != "|" or s.count("|") != 3:
+        return None
+    key, _, value = s[1:-1].partition("|")
+    return key.strip(), value.strip()
 
 
 def _gddr6(lines: list[Line], out: AppErrorsParse) -> None:
