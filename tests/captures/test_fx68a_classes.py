@@ -195,3 +195,18 @@ def test_new_readers_take_linear_time_on_hostile_lines() -> None:
 
     small, big = cost(2_000), cost(32_000)
     assert big < 40 * max(small, 1e-3), (small, big)
+
+
+def test_dcgmi_modules_list_json_form(tmp_path: Path) -> None:
+    import json
+
+    def doc(profiling: str) -> str:
+        body = {name: {"children": {"Module ID": {"value": str(i)}, "Name": {"value": name},
+                                    "State": {"value": state}}}
+                for i, (name, state) in enumerate((("Core", "Loaded"), ("Health", "Not loaded"),
+                                                   ("Profiling", profiling)))}
+        return json.dumps({"body": body, "header": ["List Modules", "Status: Success"]}, indent=3) + "\n"
+
+    clean = capture_json(tmp_path, doc("Loaded"))
+    assert clean["findings"] == [] and "Loaded: Core, Profiling" in str(clean["notes"])
+    assert capture_findings(tmp_path, doc("Failed to load")) == {("dcgm_module_unavailable", None): "info"}

@@ -13,6 +13,7 @@ workers' progress lines. A FAILED test is a benchmark's failed validation (warn)
 
 from __future__ import annotations
 
+import json
 import re
 
 from gpuvet.captures.app_errors import AppErrorsParse
@@ -51,7 +52,7 @@ def modules(lines: list[Line], out: AppErrorsParse) -> None:
     """dcgmi modules -l: each module's state; one failed to load reported (info), the others said."""
     if not any("List Modules" in ln.text for ln in lines):
         return
-    rows: list[tuple[Line, str, str]] = []
+    rows: list[tuple[Line, str, str]] = _json_rows(lines, out)
     for ln in lines:
         cells = _cells(ln.text)
         if cells is not None and len(cells) == 3 and cells[0].isdigit() and cells[2] in STATES:
@@ -71,6 +72,33 @@ def modules(lines: list[Line], out: AppErrorsParse) -> None:
         if state == "Failed to load":
             out.errors.append(AppError(MODULE_FAILED, ln.no, f"DCGM module {name}: Failed to load (its monitoring "
                                        "feature is unavailable; the GPU is not judged)", None, "dcgmi modules"))
+
+
+def _json_rows(lines: list[Line], out: AppErrorsParse) -> list[tuple[Line, str, str]]:
+    """dcgmi modules -l -j (DcgmiOutputJson: {"header": ["List Modules", …], "body": {"Core": {"children": {"Name":
+    {"value": …}, "State": {"value": …}}}}}): each module's row, placed on the line that holds its state."""
+    text = "\n".join(ln.text for ln in lines)
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or '"body"' not in text:
+        return []
+    try:
+        doc = json.loads(text[start:end + 1])
+    except (ValueError, RecursionError):
+        return []
+    body = doc.get("body") if isinstance(doc, dict) else None
+    if not isinstance(body, dict):
+        return []
+    first = text[:start].count("\n")
+    out.claimed |= {ln.no for ln in lines[first:first + text[start:end + 1].count("\n") + 1]}
+    rows: list[tuple[Line, str, str]] = []
+    for name, entry in body.items():
+        kids = entry.get("children") if isinstance(entry, dict) else None
+        state = kids.get("State") if isinstance(kids, dict) else None
+        value = state.get("value") if isinstance(state, dict) else None
+        if isinstance(value, str) and value in STATES:
+            at = next((ln for ln in lines[first:] if f'"{value}"' in ln.text), lines[first])
+            rows.append((at, str(name), value))
+    return rows
 
 
 def proftester(lines: list[Line], out: AppErrorsParse) -> None:
