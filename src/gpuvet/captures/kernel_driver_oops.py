@@ -69,8 +69,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     out.events = [e for e in out.events if not (e.kind == "amd_driver_warning" and lines[i].no <= e.line
                                                  <= lines[end - 1].no)]
     out.events.append(KernelEvent(KIND, "node", text[:400], lines[i].no, count=len(found), host=host, shown=shown))
-    out.claimed.update(ln.no for ln in lines[i:end] if _RIP.search(ln.text[:_HEAD]) or _TASK.search(ln.text[:_HEAD])
-                       or OOPS.search(ln.text[:_HEAD]) or FRAME.search(ln.text[:_HEAD]))
+    out.claimed.update(ln.no for ln in lines[i:end])  # the oops's block, its registers and trace: read as the crash
     return out
 
 
