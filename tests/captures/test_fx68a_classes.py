@@ -69,6 +69,8 @@ def test_diag_driver_reaches_the_inventory(tmp_path: Path) -> None:
     inv = capture_json(tmp_path, _DIAG, cmd="inventory")
     software = inv["software"]
     assert isinstance(software, dict) and software["driver_version"] == "535.161.08"
+    modules = inv["modules"]
+    assert isinstance(modules, list) and [m["model"] for m in modules] == ["A100 PCIe 80GB"] * 2  # 10de:20b5
 
 
 def _nvrm(code: str, value: str, call: str = "NVB0CC_CTRL_CMD_INTERNAL_ALLOC_PMA_STREAM") -> str:

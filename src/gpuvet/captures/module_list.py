@@ -5,6 +5,8 @@ read.py asks once, after every format of formats.FORMATS has read the file."""
 
 from __future__ import annotations
 
+import re
+
 from gpuvet.captures import dcgm, nccl_log, smi_text
 from gpuvet.captures.formats import (
     DISCOVERY,
@@ -57,9 +59,11 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         if (named := nccl_devices.listing(after_xml)).modules:
             fc.smi = named
     if fc.smi is None and fc.topo is None and (gpus := dcgm.gpus(fc.dcgm)):  # the GPUs dcgmi diag's results name
-        fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {"Index": str(g)}) for g in gpus], notes=[
+        product = _dcgm_product(fc.dcgm.device_ids)
+        fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", product, {"Index": str(g)}) for g in gpus], notes=[
             f"dcgmi diag: {len(gpus)} GPU(s) named by its results (GPU {', '.join(map(str, gpus))}): listed by DCGM's "
-            "GPU id, bus id and model not in the output"], driver=fc.dcgm.driver)
+            "GPU id, bus id not in the output" + (f"; the model {product}, by the one PCI device id its Metadata "
+            "detected" if product else ", model not in the output")], driver=fc.dcgm.driver)
     if fc.smi is None and fc.topo is None and (burned := fc.gpu_burn.initialized):  # the devices gpu-burn set up
         fc.smi = smi_text.SmiText(modules=[SmiTextModule(f"GPU {g}", "", {
             "Index": str(g), "FB Memory Usage/Total": f"{mb} MiB"}) for g, (_, mb) in sorted(burned.items())], notes=[
@@ -74,6 +78,16 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
     if fc.smi is None and fc.topo is None and not fc.amd.modules:
         fc.smi = _named(fc, lines)
     return None
+
+
+def _dcgm_product(device_ids: list[str]) -> str:
+    """FX68A: the model of dcgmi diag's one distinct PCI device id ('GPU Device IDs Detected | 2237': NVIDIA's
+    10de:2237, pci.ids' A10G), '' where it lists none, several or one the catalog does not know."""
+    from gpuvet.node.catalog import VENDOR_CODE, pci_product
+
+    ids = {d.lower() for d in device_ids if re.fullmatch(r"[0-9a-fA-F]{4}", d)}
+    known = pci_product(f"{VENDOR_CODE['NVIDIA']}:{ids.pop()}") if len(ids) == 1 else None
+    return known.product if known is not None else ""
 
 
 def _named(fc: FileCapture, lines: list[Line]) -> smi_text.SmiText | None:
