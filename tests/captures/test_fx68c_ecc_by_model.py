@@ -70,3 +70,18 @@ def test_the_design_list_names_data_center_parts_only() -> None:
     on = ["Tesla K80", "NVIDIA A10G", "NVIDIA L40S", "NVIDIA H800", "NVIDIA GH200 480GB", "NVIDIA B200", "NVIDIA A2"]
     off = ["NVIDIA RTX A1000", "NVS 510", "NVIDIA GeForce RTX 4090", "Quadro P4000", "Intel Arc A770", ""]
     assert all(ecc_on_by_design(p) for p in on) and not any(ecc_on_by_design(p) for p in off)
+
+
+@pytest.mark.parametrize(("model", "warns"), [("NVIDIA H200", True), ("NVIDIA RTX A6000", False),
+                                              ("NVIDIA GeForce RTX 4090", False)])
+def test_validates_live_reading_uses_the_same_rule(model: str, warns: bool) -> None:
+    """NVML reads 'not supported' where a model has no ECC: its off is a fault unless the model ships off."""
+    from dataclasses import replace
+
+    from gpuvet.backends.sim.backend import SimBackend
+    from gpuvet.checks.software import software_checks
+
+    inv = SimBackend.from_ref("hgx-h200-8").inventory()
+    inv = replace(inv, modules=[replace(m, model=model, ecc_enabled=False) for m in inv.modules[:1]])
+    (ecc,) = [c for c in software_checks(inv, {}, None) if c.name == "ecc"]
+    assert (ecc.verdict.value == "warn") is warns, ecc

@@ -7,6 +7,7 @@ from __future__ import annotations
 from gpuvet.backends.host_load import HostLoad
 from gpuvet.backends.readings import Inventory, Unavailable
 from gpuvet.checks.model import Check, Json, Layer, Verdict
+from gpuvet.node.ecc_design import ecc_off_is_fault
 
 S = Layer.SOFTWARE
 
@@ -91,8 +92,9 @@ def _module_settings(inv: Inventory) -> list[Check]:
         check("persistence_mode", m.persistence_mode, m.persistence_mode is False,
               "persistence mode off: the driver reinitialises the module on every first use (seconds of latency)",
               "nvidia-smi -pm 1 (or run nvidia-persistenced)", expected=True)
-        check("ecc", m.ecc_enabled, m.ecc_enabled is False, "ECC is off: memory errors go unnoticed",
-              "nvidia-smi -e 1, then reboot", expected=True)
+        check("ecc", m.ecc_enabled, m.ecc_enabled is False and ecc_off_is_fault(m.model, said_present=True),
+              "ECC is off: memory errors go unnoticed", "nvidia-smi -e 1, then reboot", expected=True)  # FX68C:
+        # NVML says 'not supported' where there is none; off on a card that ships off (GeForce, RTX A) is its design
         limit, top = m.power_limit_w, m.power_limit_max_w
         if isinstance(limit, Unavailable) or isinstance(top, Unavailable):
             check("power_limit", limit if isinstance(limit, Unavailable) else top, False, "", "")
