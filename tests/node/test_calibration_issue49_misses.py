@@ -34,7 +34,7 @@ def _misses(rows):
     return [r for r in rows if r.point.role == "check" and verdict(r) == "miss"]
 
 
-def test_every_run_says_how_it_was_launched_and_every_miss_drove_several_gpus_from_one_process():
+def test_every_run_says_how_it_was_launched_and_the_misses_are_minus_g_runs_or_one_timed_call_each():
     # NCCL's maintainers: one thread driving every GPU (-g N) adds CPU launch latency (NVIDIA/nccl-tests#123, #333)
     data = json.loads(FIGURES.read_text())
     entries = [e for family, es in data.items() if not family.startswith("_") for e in es]
@@ -42,12 +42,18 @@ def test_every_run_says_how_it_was_launched_and_every_miss_drove_several_gpus_fr
     launches = _bench()._launches()
     misses = _misses(_rows())
     # twelve until P49e's one-process launch floor, four until P49f's GB300 tray (three), seven until P49g moved
-    # Azure's tray below 8 MiB to calibration, six until P49j refitted the launch time with a second host
-    assert len(misses) == 5
-    assert {launches[r.point.source].split(" (")[0] for r in misses} == {
-        "one process driving 8 GPUs",
+    # Azure's tray below 8 MiB to calibration, six until P49j refitted the launch time with a second host; five -g N
+    # misses since, and P49k's AWS board (one process per GPU, but each call timed alone with PyTorch's launch) nine
+    assert len(misses) == 14
+    assert sorted(launches[r.point.source].split(" (")[0] for r in misses) == [
         "one process driving 4 GPUs",
-    }
+        "one process driving 4 GPUs",
+        "one process driving 8 GPUs",
+        "one process driving 8 GPUs",
+        "one process driving 8 GPUs",
+        *["one process per GPU"] * 9,
+    ]
+    assert all("each call timed alone" in launches[r.point.source] for r in misses if "per GPU" in launches[r.point.source])
     # the fit tables ran one process per GPU: the DGX H100 table in issue 22's file, the NVL72 rack here
     rack = next(e for e in data["nvl72"] if e["role"] == "calibration")
     assert rack["launch"].startswith("one process per GPU")
@@ -70,12 +76,15 @@ def test_published_runs_that_disagree_are_found_and_the_launch_floors_fit_figure
         bench._issue49_summary(rows)
     text = out.getvalue()
     # 170 pass, 4 miss before P49f's second tray runs; 179 pass, 7 miss, 90 below 1 MiB before P49g's move; 177 pass
-    # before P49i's GB200 two-tray check (one process per GPU, a pass); 178 pass, 6 miss before P49j's launch time
-    assert "179 pass, 5 miss, 80 below 1 MiB (no target)" in text
+    # before P49i's GB200 two-tray check (one process per GPU, a pass); 178 pass, 6 miss before P49j's launch time;
+    # 179 pass, 5 miss before P49k's AWS board (15 rows from 1 MiB: 6 pass, 9 miss)
+    assert "185 pass, 14 miss, 80 below 1 MiB (no target)" in text
     # the GB300 tray's 16 MiB is the miss another published run disagrees with (Azure's tray: P49f); its 1 MiB,
-    # the other such row, passes since P49j
+    # the other such row, passes since P49j; the two B200 boards' 8 MiB rows (Google's 182.77, AWS's 126.49: P49k)
     assert [line.split(" here vs ")[0].strip() for line in text.splitlines() if "published runs disagree: " in line] == [
         "published runs disagree: 250.36",
+        "published runs disagree: 182.77",
+        "published runs disagree: 126.49",
     ]
     # Together AI's 1 MiB rows since P49e, their 2 MiB rows too since P49j's launch time (44.6 us on 8 GPUs)
     assert "of the passes, 4 are set by the one-process launch floor fitted to them: nvswitch all_reduce 1 MiB" in text

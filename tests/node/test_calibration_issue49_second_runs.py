@@ -80,6 +80,8 @@ def test_the_4_mib_miss_is_reproduced_by_the_second_tray():
     with contextlib.redirect_stdout(out):
         bench._issue49_summary(rows)
     agree = [line.strip() for line in out.getvalue().splitlines() if "published runs agree: " in line]
+    # P49k's AWS B200 board and Google's agree with each other at 16 - 64 MiB and 2 - 4 GiB (docs/plan.md, P49k)
+    agree = [line for line in agree if "ml-engineering" not in line and "gpu/deepep/README.md" not in line]
     assert agree == [  # Azure's row is a calibration row since P49g (its own miss is no longer counted)
         "published runs agree: 146.72 here vs 146.27 (Azure/AI-benchmarking-guide ND_GB200_v6_results.md, "
         "calibration): reproduced, the model's miss",
