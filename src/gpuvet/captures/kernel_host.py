@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpuvet.captures import kernel_driver_oops
+from gpuvet.captures import gpu_modules, kernel_driver_oops
 from gpuvet.captures.kernel_places import NO_BUS
 from gpuvet.captures.marks import Marks, holding
 from gpuvet.captures.text import Line
@@ -32,7 +32,7 @@ _IOMMU = re.compile(r"AMD-Vi: Event logged \[IO_PAGE_FAULT(?: device=(?P<amd>" +
                     r"|DMAR: ?\[DMA (?:Read|Write)[^\]]{0,20}\] Request device \[(?P<intel>" + _BDF + r")\]")
 _HUNG = re.compile(r"\bINFO: task (\S{1,40}):\d+ blocked for more than \d+ seconds")
 # a call trace's frame in a GPU driver ('os_acquire_mutex+0x4b/0x60 [nvidia]'); a program that lives in the driver
-_FRAME = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+ \[(?:nvidia\w*|amdgpu|amdkfd|i915|xe)\]")
+_FRAME = gpu_modules.FRAME  # a frame in a GPU driver's module (one list: captures/gpu_modules.py)
 _GPU_TASKS = ("nvidia-smi", "nvidia-persiste", "nv-hostengine", "nvidia-modprobe", "dcgm", "rocm-smi", "amd-smi")
 TRACE = 40  # lines: a hung task's trace follows it within this many lines
 ERRORS_BEFORE = 60  # lines: the driver's errors this close before a hung task are what it waits on
@@ -118,7 +118,7 @@ def _oops(lines: list[Line], out: KernelParse, marks: Marks | None) -> None:
         return
     i = heads[0]
     span = [t.text[:_HEAD] for t in lines[i:i + OOPS_SPAN]]
-    if any(_FRAME.search(t) or " [nvidia" in t or " [amdgpu]" in t or " [tenstorrent]" in t for t in span) or \
+    if any(" [tenstorrent]" in t for t in span) or \
             kernel_driver_oops.in_driver(lines, i, kernel_driver_oops.end_of(lines, i)) is not None:  # R8A: tt_faults
         return  # in a GPU driver's code: that driver's readers judge it (FX68C: kernel_driver_oops)
     since = lines[i].no - ERRORS_BEFORE

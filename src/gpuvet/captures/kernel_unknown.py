@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuvet.captures import kernel_failed, kernel_intel_fw, stack_benign
+from gpuvet.captures import gpu_modules, kernel_failed, kernel_intel_fw, stack_benign
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.text import Line
 
@@ -32,7 +32,7 @@ _HEAD = 1000  # characters of a line searched: a driver line is short, a hostile
 # the integrated GPUs of Arm boards, whose compute (OpenCL, Vulkan) an operator may run: Mali (panfrost, panthor,
 # lima), Adreno (msm, its display unit msm_dpu), Vivante (etnaviv), VideoCore (v3d); each prints under its platform
 # device ('panfrost ff9a0000.gpu:'), no PCI bus id
-ARM_DRIVERS = r"panfrost|panthor|lima|msm_dpu|msm|adreno|etnaviv-gpu|etnaviv|v3d"
+ARM_DRIVERS = gpu_modules.ARM  # one list of GPU modules: captures/gpu_modules.py
 _PLATFORM = r"[0-9a-fA-F]{5,8}\.[a-z][\w-]{1,30}"  # a platform device: ff9a0000.gpu, ae01000.display-controller
 _LEAD = r"(?:^\s*(?:<\d>)?(?:\[[^\]]{1,40}\]\s*)*|\bkernel:\s+(?:\[[^\]]{1,40}\]\s*)*)"  # the message's start
 _PREFIXED = lazy(
@@ -42,8 +42,7 @@ _PREFIXED = lazy(
 )
 # a frame's or a drm line's bracketed module; powerplay's lines as some logs space them ('amdgpu : [powerplay] …')
 _BRACKETED = lazy(
-    r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>nvidia|nvidia_uvm|nvidia_modeset|"
-    r"nvidia_drm|amdgpu|i915|xe|mtgpu|MTGPU|nouveau|radeon|" + ARM_DRIVERS + r")\]|"
+    r"(?:\[drm:\w+(?:\.\w+)* |\+0x[0-9a-f]+/0x[0-9a-f]+ )\[(?P<drv>" + gpu_modules.MODULES + r")\]|"
     r"^\s*(?:\[[^\]]{1,40}\]\s*)?\[(?P<tag>ascend)\]|\b(?P<pp>amdgpu)\s?:\s?\[powerplay\]"
 )
 _NVRM_BARE = lazy(_LEAD + r"NVRM \w+:")  # 'NVRM kgspBootstrap_TU102:': the driver's, no colon after NVRM
