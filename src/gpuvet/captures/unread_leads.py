@@ -63,10 +63,16 @@ _NEGATED = lazy(r"(?:\bnot|\bnever|n't|\bno longer)\s+(?:\w+\s+)?$")  # before a
 # 'Unknown', 'Not Available'): the tool has no reading, never a failure counted
 _UNKNOWN = (r"n/?a|unknown|unavailable|not (?:specified|supported|available|applicable|set|given|reported|found|"
             r"collected|enabled|active)|\[?(?:n/a|not supported|unknown)\]?")
-# a counter or flag reads none ('no errors', 'error: 0', 'Failure Occurred : No'): its own clause's only
+# a counter or flag reads none ('no errors', 'error: 0', 'Failure Occurred : No'): its own clause's only; a value
+# meaning unknown only as a table's cell ('| Double Bit ECC Errors | Not Specified |') or a counter row's value
+# ('Single Bit ECC Errors : Not Specified'), never after a failure clause ('Failed to get device handle for GPU
+# 0000:3B:00.0: Not Found', 'health check failed: unavailable': REV68a)
 _NONE = lazy(r"(?<![\w-])(?:no|zero|0|without)\s+(?:\w+\s+){0,2}(?:errors?|failures?|faults?|timeouts?)\b|"
              r"\b(?:errors?|failures?|faults?|failed)\s*[:=]\s*(?:0|none|no)\b|"
-             r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-|" + _UNKNOWN + r")\s*\|?\s*$")
+             r"[:=|]\s*(?:0|0\.0+|no|none|false|n/a|disabled?|pass|ok|-)\s*\|?\s*$|"
+             r"\|\s*(?:" + _UNKNOWN + r")\s*\|?\s*$|"
+             r"^(?![^:=]{0,200}\b(?:fail\w*|unable|cannot|can't|could not)\b)[^:=|]{0,80}\b(?:errors?|ecc|xids?)\s*"
+             r"(?:\([^)]{0,40}\))?\s*[:=]\s*(?:" + _UNKNOWN + r")\s*$")
 # a failure counted (a count before a failure word, or a failure word's non-zero value), never a GPU's index
 _COUNTED = lazy(r"(?<![\w:.\[-])(?<!gpu )(?<!device )(?<!rank )0*[1-9]\d*\s+(?:[a-z-]+\s+)?"
                 r"(?:errors?|failures?|faults?|timeouts?|uncorrectable|unrecoverable|corrupt\w*|lost)\b|"
