@@ -163,7 +163,9 @@ def _tables(lines: list[Line], skipped: list[int], bare: list[int]) -> list[_Tab
         if table is not current:
             tables.append(table)
             current = table
-        if _is_row(table.columns, cells):
+        if _is_header(table.columns, cells):  # issue 46 (BJ): the header of a one-name query is no module
+            table.lines.add(ln.no)
+        elif _is_row(table.columns, cells):
             table.rows.append((ln.no, cells))
             table.lines.add(ln.no)
         elif len(cells) == 1:  # one value a line: a line that is none ends the table (prose, the next prompt)
@@ -175,6 +177,13 @@ def _tables(lines: list[Line], skipped: list[int], bare: list[int]) -> list[_Tab
     bare += [h for h in heads if not any(no > h for no in skipped)]  # a header alone: nothing of its width under it
     skipped[:] = [no for no in skipped if any(min(t.lines) < no for t in kept)]  # garbage under no table read: not ours
     return kept
+
+
+def _is_header(columns: list[str], cells: list[str]) -> bool:
+    """The header line of the query asked (its names, with or without their units): nvidia-smi prints it above
+    the rows in every form but noheader, and a one-name query's header ('uuid') has no comma to tell it by."""
+    return all(_NAME.match(c) is not None and re.sub(r"\s*\[.*$", "", c) == n
+               for n, c in zip(columns, cells, strict=True))
 
 
 def _is_row(columns: list[str], cells: list[str]) -> bool:

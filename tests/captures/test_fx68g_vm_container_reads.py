@@ -1,0 +1,39 @@
+"""Issue 46 (batch BJ, FX68G): GPUs seen from VMs and containers. Inputs written in the tools' own layouts (nvidia-smi
+--query-gpu's CSV per its --help-query-gpu and --format options; nvidia-container-cli info; lspci)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuvet.captures import smi_query
+from gpuvet.captures.text import clean
+
+UUIDS = ("GPU-0a1b2c3d-0000-1111-2222-333344445555", "GPU-9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff")
+
+
+@pytest.mark.parametrize(("command", "header", "rows"), [
+    ("nvidia-smi --query-gpu=uuid --format=csv", "uuid", list(UUIDS)),
+    ("nvidia-smi --query-gpu=name --format=csv", "name", ["NVIDIA A10", "NVIDIA A10"]),
+    ("nvidia-smi --query-gpu=memory.total --format=csv", "memory.total [MiB]", ["23028 MiB", "23028 MiB"]),
+    ("nvidia-smi --query-gpu=memory.total --format=csv,nounits", "memory.total [MiB]", ["23028", "23028"]),
+    ("nvidia-smi --query-gpu=gpu_uuid --format=csv", "gpu_uuid", list(UUIDS)),
+])
+def test_a_one_name_header_is_never_a_module(command: str, header: str, rows: list[str]) -> None:
+    text = f"$ {command}\n{header}\n" + "".join(r + "\n" for r in rows)
+    got = smi_query.parse(clean(text).lines)
+    assert len(got.modules) == 2, got.notes
+    assert all(header not in m.fields.values() for m in got.modules)
+    assert got.claimed == {1, 2, 3, 4}
+
+
+def test_noheader_one_name_rows_are_all_modules() -> None:
+    text = "$ nvidia-smi --query-gpu=uuid --format=csv,noheader\n" + "".join(u + "\n" for u in UUIDS)
+    got = smi_query.parse(clean(text).lines)
+    assert [m.fields.get("GPU UUID") for m in got.modules] == list(UUIDS)
+
+
+def test_a_two_name_header_is_the_header_not_a_row() -> None:
+    text = ("$ nvidia-smi --query-gpu=index,uuid --format=csv\nindex, uuid\n"
+            + "".join(f"{i}, {u}\n" for i, u in enumerate(UUIDS)))
+    got = smi_query.parse(clean(text).lines)
+    assert len(got.modules) == 2
