@@ -26,15 +26,17 @@ MARKS = (*MODULES_MARKS, *PROFTESTER_MARKS)  # in runtime_marks.SIDE_MARKS: read
 MODULE_FAILED, PROFTESTER_FAILED = "dcgm_module_failed", "dcgm_proftester_failed"  # doctor/capture_errors.py
 STATES = ("Loaded", "Not loaded", "Failed to load", "Unloaded", "Paused", "Denylisted", "Blacklisted")
 _BOX = re.compile(r"^\+[-=+]{3,}\+$")
-_HEADS = ("List Modules", "Status: Success", "Status: Failure", "Module ID")
+_HEADS = ("List Modules", "Status: Success", "Module ID")  # 'Status: Failure' is the listing's own failure: said
 _RESULT = re.compile(r"^GPU (\d{1,3}), TestField (\d{1,5}) (test|testing) (PASSED|FAILED)\.?$")
 _ATTRIBUTE = re.compile(r"^CU_DEVICE_ATTRIBUTE_([A-Z0-9_]{1,60}): (\S{1,40})$")
 _BUS = re.compile(r"^Bus ID ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]) mapped to cuda device ID (\d{1,3})$")
 _CHATTER = re.compile(r"^Worker \d{1,4}:\d{1,4}\[\d{1,6}\]: |^(?:All Tests Passed\.|DCGM CudaContext Init completed "
                       r"successfully\.|Skipping CreateDcgmGroups\(\)|Max Memory bandwidth: |CUDA_VISIBLE_DEVICES: |"
                       r"Running version \S{1,20} binary with CUDA driver version )|"
-                      # the command that ran it
-                      r"^\S{0,60}[$#]\s[^\n]{0,400}?\bdcgmproftester\d{0,3}\b|^(?:sudo\s)?\S{0,200}dcgmproftester\d{0,3}\b")
+                      # the command that ran it, as typed (after a prompt, or the bare command and its options);
+                      # never the tool's own error line ('dcgmproftester12: error while loading shared libraries')
+                      r"^\S{0,60}[$#]\s(?:sudo\s{1,4})?\S{0,200}\bdcgmproftester\d{0,3}(?:\s[^\n]{0,400})?$|"
+                      r"^(?:sudo\s{1,4})?\S{0,200}\bdcgmproftester\d{0,3}(?:\s{1,4}-[^\n]{0,400})?$")
 _SAID_ATTRIBUTES = {"MULTIPROCESSOR_COUNT": "SMs", "COMPUTE_CAPABILITY_MAJOR": "cc major",
                     "COMPUTE_CAPABILITY_MINOR": "cc minor", "GLOBAL_MEMORY_BUS_WIDTH": "bus width",
                     "ECC_SUPPORT": "ECC"}
@@ -61,6 +63,10 @@ def modules(lines: list[Line], out: AppErrorsParse) -> None:
         elif (cells is not None and len(cells) == 1 and cells[0].startswith(_HEADS)) or \
                 (cells is not None and cells[:1] == ["Module ID"]) or _BOX.match(ln.text.strip()):
             out.claimed.add(ln.no)
+    failed = next((ln for ln in lines if "Status: Failure" in ln.text), None)
+    if failed is not None:  # the host engine could not list its modules: said, never claimed as a header
+        out.notes.append(f"dcgmi modules -l: the listing failed (line {failed.no}: '{failed.text.strip()[:120]}'): "
+                         "no module's state was read")
     if not rows:
         return
     by_state: dict[str, list[str]] = {}
@@ -108,6 +114,7 @@ def proftester(lines: list[Line], out: AppErrorsParse) -> None:
     results: list[tuple[Line, re.Match[str]]] = []
     attributes: dict[str, str] = {}
     buses: list[str] = []
+    claimed: set[int] = set()
     for ln in lines:
         s = ln.text.strip()
         if (r := _RESULT.match(s)) is not None:
@@ -118,9 +125,10 @@ def proftester(lines: list[Line], out: AppErrorsParse) -> None:
             buses.append(f"{b.group(1).lower()} = CUDA device {b.group(2)}")
         elif _CHATTER.match(s) is None:
             continue
-        out.claimed.add(ln.no)
-    if not results and not attributes:
-        return
+        claimed.add(ln.no)
+    if not results and not attributes:  # the tool printed nothing of its own (it did not start): its lines left
+        return  # to the other readers, its error line a lead (REV68a)
+    out.claimed |= claimed
     said = [f"GPU {r.group(1)} TestField {r.group(2)} {r.group(3)} {r.group(4)}" for _, r in results]
     shown = [f"{_SAID_ATTRIBUTES[k]} {v}" for k, v in attributes.items() if k in _SAID_ATTRIBUTES]
     out.notes.append("dcgmproftester: " + ("; ".join(said) or "no test result printed")
