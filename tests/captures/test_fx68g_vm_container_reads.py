@@ -37,3 +37,22 @@ def test_a_two_name_header_is_the_header_not_a_row() -> None:
             + "".join(f"{i}, {u}\n" for i, u in enumerate(UUIDS)))
     got = smi_query.parse(clean(text).lines)
     assert len(got.modules) == 2
+
+
+CLI_INFO = ("$ nvidia-container-cli info\nNVRM version:   550.54.15\nCUDA version:   12.4\n\n"
+            "Device Index:   0\nDevice Minor:   0\nModel:          NVIDIA A100-SXM4-40GB\nBrand:          Nvidia\n"
+            "GPU UUID:       GPU-0a1b2c3d-0000-1111-2222-333344445555\nBus Location:   00000000:07:00.0\n"
+            "Architecture:   8.0\n")
+
+
+def test_container_cli_info_architecture_is_the_compute_capability(tmp_path) -> None:
+    from tests.support.helpers import capture_json
+    data = capture_json(tmp_path, CLI_INFO, "inventory")
+    modules = data["modules"]
+    assert isinstance(modules, list) and [m["compute_capability"] for m in modules] == ["8.0"]
+
+
+def test_container_cli_info_command_line_is_read(tmp_path) -> None:
+    from tests.support.helpers import capture_json
+    notes = " ".join(str(n) for n in capture_json(tmp_path, CLI_INFO)["notes"])  # type: ignore[union-attr]
+    assert "nvidia-container-cli info" in notes and "not output gpuvet reads" not in notes

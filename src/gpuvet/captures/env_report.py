@@ -72,6 +72,8 @@ _PROC = re.compile(r"NVIDIA UNIX (Open )?(?:\S+ )?Kernel Module(?: for \S+)?\s+(
 _LSMOD = re.compile(r"^(nvidia(?:_\w+)?)\s+\d+\s+\d+")
 _DRIVER = re.compile(r"^\d{3}\.\d{2,3}(?:\.\d{2})?$")
 _VERSION = re.compile(r"^\d+(?:\.\d+)+")
+_CLI_INFO = re.compile(r"(?:^|[\s$#>])nvidia-container-cli(?:\s+-{1,2}[\w=-]{1,40}){0,6}\s+info\s*$")
+_CAPABILITY = re.compile(r"\d{1,2}\.\d{1,2}")  # a compute capability: major.minor
 _WHEEL = re.compile(r"\+(cu|rocm)(\d+(?:\.\d+)*)|\+(cpu)\b")
 _AMD = re.compile(r"\b(?:AMD|Radeon|Instinct)\b|\(gfx\w|^Device [0-9a-f]{4}$")
 _GFX = re.compile(r"\s*\(gfx\w*(?::[\w+-]*)*\)\s*$")  # a ROCm device name's ISA ('(gfx908:sramecc+:xnack-)')
@@ -152,6 +154,8 @@ def read(lines: list[Line]) -> Report:
         return Report()  # weak keys alone (an nvidia-smi -q's 'Driver Version', lsmod's lines) are no report
     if out.loaded:
         out.tool("lsmod")
+    if "nvidia-container-cli info" in out.tools:  # issue 46 (BJ): the command line above its answer is read too
+        out.claimed |= {ln.no for ln in lines if "container-cli" in ln.text and _CLI_INFO.search(ln.text)}
     if set(out.tools) & _LISTS:
         out.gpus += [g for _, gpus in loose for g in gpus]
         out.claimed |= {no for no, _ in loose}
@@ -296,6 +300,8 @@ def listing(lines: list[Line]) -> SmiText:
     for n, g in enumerate(rep.gpus, 1):
         fields = {"Product Name": g.name} if g.name else {}
         fields |= {"GPU UUID": g.uuid} if g.uuid else {}
+        # issue 46 (BJ): container-cli's 'Architecture: 6.1' is the compute capability (libnvidia-container's info)
+        fields |= {"Compute Capability": g.arch} if g.arch and _CAPABILITY.fullmatch(g.arch) else {}
         out.modules.append(SmiTextModule(bus(g.bus) if g.bus else f"{UNNAMED} #{n}", g.name, fields))
     return out
 
