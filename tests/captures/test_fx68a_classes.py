@@ -120,7 +120,7 @@ def test_describe_node_capacity_above_allocatable_is_a_withheld_device(tmp_path:
             assert isinstance(findings, list)
             said = [(f["cause"], f["severity"]) for f in findings]
             assert said == [("scheduler_gpus_short", "warn")], (res, tail, said)
-            assert "withholds 1 device(s)" in str(findings[0]["evidence"])
+            assert "1 device(s) withheld" in str(findings[0]["evidence"])
             if tail:
                 assert "tolerated" in str(doc), (res, tail)
 

@@ -366,7 +366,17 @@ def _node_in(text: str) -> str | None:
 
 
 def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
-    """Kubernetes' GPU resources: allocatable below capacity (GPUs the device plugin marked unhealthy), a
+    """Kubernetes' GPU resources, node by node (kubectl describe nodes prints each node's 'Name:' then its own
+    Capacity and Allocatable: one node's counts are never put on another's, REV68a)."""
+    starts = [i for i, ln in enumerate(lines) if ln.text.startswith("Name:") and _K8S_NAME.match(ln.text)
+              and any(n.text.startswith("Roles:") for n in lines[i + 1:i + 3])]
+    cuts = [0, *starts[1:], len(lines)]
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        _kubernetes_node(lines[a:b], out, several=len(starts) > 1)
+
+
+def _kubernetes_node(lines: list[Line], out: AppErrorsParse, several: bool = False) -> None:
+    """One node's GPU resources: allocatable below capacity (GPUs the device plugin marked unhealthy), a
     capacity of none, or blocks that list no GPU resource in a file about GPUs."""
     blocks = _blocks(lines)
     out.claimed.update(ln.no for _, ln in blocks.counts.values())
@@ -391,9 +401,8 @@ def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
             said = f"{res}: capacity {cap[0]} of the {labelled[0]} GPU feature discovery labelled (gpu.count)"
             _add(out, "k8s_gpus_unhealthy", cap[1], said, tool="Kubernetes")
         elif cap is not None and alloc is not None and alloc[0] < cap[0]:
-            said = f"{res}: allocatable {alloc[0]} of capacity {cap[0]} (the device plugin withholds " \
-                   f"{cap[0] - alloc[0]} device(s): marked unhealthy, usually after an Xid; its log names which; " \
-                   "restart the plugin once the module is checked)"
+            said = f"{res}: allocatable {alloc[0]} of capacity {cap[0]} ({cap[0] - alloc[0]} device(s) withheld" + (
+                ", all of them: the device plugin itself may be down)" if alloc[0] == 0 else " by the device plugin)")
             _add(out, "k8s_gpus_unhealthy", alloc[1], said, tool="Kubernetes")
         elif (said_one := cap or alloc) is not None and said_one[0] == 0 and not whole and not res.startswith(_MIG):
             ln = said_one[1]
@@ -403,7 +412,8 @@ def _kubernetes(lines: list[Line], out: AppErrorsParse) -> None:
         _add(out, "k8s_no_gpu_resource", ln, f"the node's {ln.text.strip().rstrip(':')} lists no nvidia.com/gpu or "
              "amd.com/gpu resource", tool="Kubernetes")
     if node is not None:  # the findings read here say which node, as Slurm's do
-        out.errors[before:] = [replace(e, text=f"node {node}: {e.text}"[:300]) for e in out.errors[before:]]
+        out.errors[before:] = [replace(e, text=f"node {node}: {e.text}"[:300], host=node if several else e.host)
+                               for e in out.errors[before:]]  # several nodes: each finding on its own
 
 
 def _k8s_node(lines: list[Line]) -> str | None:
