@@ -56,3 +56,31 @@ def test_container_cli_info_command_line_is_read(tmp_path) -> None:
     from tests.support.helpers import capture_json
     notes = " ".join(str(n) for n in capture_json(tmp_path, CLI_INFO)["notes"])  # type: ignore[union-attr]
     assert "nvidia-container-cli info" in notes and "not output gpuvet reads" not in notes
+
+
+@pytest.mark.parametrize("text", [
+    "01:00.0 VGA compatible controller: NVIDIA Corporation TU102 [GeForce RTX 2080 Ti] (rev a1)\n"
+    "01:00.1 Audio device: NVIDIA Corporation TU102 High Definition Audio Controller (rev a1)\n"
+    "01:00.2 USB controller: NVIDIA Corporation TU102 USB 3.1 Host Controller (rev a1)\n"
+    "01:00.3 Serial bus controller: NVIDIA Corporation TU102 USB Type-C UCSI Controller (rev a1)\n",
+    "0b:00.0 VGA compatible controller [0300]: NVIDIA Corporation GA102 [GeForce RTX 3090] [10de:2204] (rev a1)\n"
+    "0b:00.1 Audio device [0403]: NVIDIA Corporation GA102 High Definition Audio Controller [10de:1aef] (rev a1)\n"
+    "\tKernel driver in use: vfio-pci\n",
+    "03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 21 [Radeon RX 6800] (rev c1)\n"
+    "03:00.1 Audio device: Advanced Micro Devices, Inc. [AMD/ATI] Navi 21/23 HDMI/DP Audio Controller\n",
+])
+def test_a_gpu_cards_audio_and_usb_functions_belong_to_its_gpu(tmp_path, text: str) -> None:
+    from tests.support.helpers import capture_json
+    data = capture_json(tmp_path, text, "doctor")
+    notes = " ".join(str(n) for n in data["notes"])  # type: ignore[union-attr]
+    assert "not output gpuvet reads" not in notes and "is a function of the GPU card at" in notes
+    inventory = capture_json(tmp_path, text, "inventory")
+    assert len(inventory["modules"]) == 1  # type: ignore[arg-type]
+
+
+def test_an_audio_function_of_no_gpu_is_not_said_to_be_one(tmp_path) -> None:
+    from tests.support.helpers import capture_json
+    text = ("00:1f.3 Audio device: Intel Corporation Cannon Lake PCH cAVS (rev 10)\n"
+            "01:00.0 VGA compatible controller: NVIDIA Corporation GK104 [GeForce GTX 770] (rev a1)\n")
+    notes = " ".join(str(n) for n in capture_json(tmp_path, text, "doctor")["notes"])  # type: ignore[union-attr]
+    assert "is a function of the GPU card" not in notes

@@ -138,6 +138,8 @@ _DEV_IN_PROSE = lazy(r"\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-
 _GPU_CLASS = lazy(r"(VGA compatible controller|3D controller|Display controller)", re.I)
 # a NIC function: its trained link is judged by the NIC rule (checks/nics.pcie: what the link carries against its
 # port's rate), never as a module's; other functions (bridges, storage, USB, accelerators) are not judged here
+# a GPU card's other functions, by class: HDMI/DP audio, a Turing card's USB-C controller and UCSI serial bus
+_COMPANION = lazy(r"^(Audio device|Multimedia audio controller|USB controller|Serial bus controller)\b", re.I)
 _NIC_CLASS = lazy(r"^(?:Ethernet|Infiniband|Network) controller: ", re.I)
 # the GPU vendors lspci names (pci.ids): NVIDIA's; AMD's graphics, 'Advanced Micro Devices, Inc. [AMD/ATI]' (or
 # 'ATI Technologies Inc' in older pci.ids)
@@ -301,7 +303,24 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             _said(out, dev)
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
             _gone(out, dev)
+    _companions(out, devs)
     return _others(out, devs)
+
+
+def _companions(out: LspciParse, devs: list[_Dev]) -> None:
+    """Issue 46 (BJ): a GPU card's other functions (its HDMI/DP audio at .1, a Turing card's USB-C and UCSI at .2,
+    .3) belong to the GPU at function 0 of the same slot: said with it (passed through to a VM together, one IOMMU
+    group), never a module and never skipped."""
+    gpus = {d.device[:-2]: d.device for d in devs if d.vendor in ("NVIDIA", "AMD") and d.device != NO_DEVICE_LINE}
+    for dev in devs:
+        slot, name = dev.device[:-2], dev.name or ""
+        kind = _COMPANION.match(name) if dev.vendor is None and gpus.get(slot, dev.device) != dev.device else None
+        if kind is None or not any(p.search(name) for _, p in _GPU_VENDORS):
+            continue
+        out.claimed.update(dev.lines)
+        what = _VENDOR_WORDS.sub("", name.split(": ", 1)[-1]).strip()
+        out.notes.append(f"lspci: {dev.device} ({what}) is a function of the GPU card at {gpus[slot]} (its "
+                         f"{kind.group(1).lower()} function): part of that GPU, not a module")
 
 
 # a bridge's port: its LnkCap is the port's own, and a narrower device below it is no fault
