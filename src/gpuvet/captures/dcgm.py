@@ -118,7 +118,10 @@ def gpus(parsed: DcgmParse) -> list[int]:
 
 
 def _first_category(lines: list[Line]) -> int | None:
-    """A category row followed (within three lines) by a `| test | result |` row: a table without its header."""
+    """A category row followed (within three lines) by a `| test | result |` row: a table without its header;
+    never dcgmi stats' box (its '|-- Overall Health --|' section is the job's health, no diag test: side_tables)."""
+    if any("statistics for job" in ln.text or "Execution Stats" in ln.text for ln in lines):
+        return None
     for i, ln in enumerate(lines):
         if _CATEGORY.match(ln.text.strip()) and any(
                 (r := two_cells(x.text)) is not None and status_of(r[1].split(" - ")[0])

@@ -188,10 +188,22 @@ def _dcgmi_stats(lines: list[Line], out: AppErrorsParse) -> None:
 
 def _stats_job(lines: list[Line], boxed: list[Line], job: str, out: AppErrorsParse) -> None:
     """dcgmi stats -j's Summary box: read and said (its Xid and ECC counts, its health); 'Not Specified' where the
-    driver kept no count. The health and the Xids are judged by dcgmi health's reader and the kernel log, not here."""
+    driver kept no count. A counted double-bit ECC error or critical Xid during the job is a finding (the knowledge
+    base's ecc_uncorrectable_since_boot and xid) on the GPU the box names, else the node; its 'Overall Health' is
+    DCGM's watches' verdict over the job, said, never a diag test's result (dcgm.py leaves the box alone)."""
     out.claimed |= {ln.no for ln in boxed} | {ln.no for ln in lines if "statistics for job" in ln.text or
                                                _STATS_RULE.match(ln.text) or _STATS_COMMAND.match(ln.text)}
     rows = {c[0]: c[1] for ln in boxed if (c := _row_cells(ln.text)) is not None}
+    gpus = [m.group(1) for ln in lines if "GPU ID" in ln.text and (m := _STATS_GPU.match(ln.text))]
+    module = f"GPU {gpus[0]}" if len(gpus) == 1 else None  # the job's summary over several GPUs names none
+    for ln in boxed:
+        cells = _row_cells(ln.text)
+        if cells is None or not cells[1].isdigit() or int(cells[1]) == 0:
+            continue
+        kind = {"Double Bit ECC Errors": "ecc_uncorrectable", "Critical XID Errors": "dcgm_job_xid"}.get(cells[0])
+        if kind is not None:
+            out.errors.append(AppError(kind, ln.no, f"dcgmi stats -j job {job}: {cells[0]} {cells[1]}", module,
+                                       "dcgmi stats"))
     said = [f"{k} {rows[k]}" for k in ("Critical XID Errors", "Single Bit ECC Errors", "Double Bit ECC Errors",
                                         "PCIe Replay Warnings", "Overall Health") if k in rows]
     out.notes.append(f"dcgmi stats -j: job {job}: {', '.join(said) or 'no event row'} (DCGM's job accounting; "

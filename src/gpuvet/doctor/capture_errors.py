@@ -120,6 +120,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "k8s_gpus_unhealthy": _Meaning("scheduler_gpus_short", HIGH),
     "dcgm_module_failed": _Meaning("dcgm_module_unavailable", HIGH),  # FX68A: dcgmi modules -l (captures/dcgm_tools)
     "dcgm_proftester_failed": _Meaning("dcgm_proftester_failed", HIGH),  # FX68A: dcgmproftester's FAILED
+    "dcgm_job_xid": _Meaning("xid", HIGH),  # REV68a: dcgmi stats -j's 'Critical XID Errors' counted (side_tables)
     "k8s_no_gpu_resource": _Meaning("scheduler_gpus_short", MEDIUM),
     "k8s_gpu_condition": _Meaning("scheduler_gpus_short", MEDIUM),
     "k8s_insufficient_gpu": _Meaning("scheduler_gpus_short", LOW),
