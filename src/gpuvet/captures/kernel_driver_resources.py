@@ -102,8 +102,9 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     if not found:
         return out
     judged = {e.module for e in out.events}  # a module another message judged: its failure's context (an init's)
-    out.claimed |= {ln.no for (kind, module), said in found.items() if kind == NO_MEMORY and module in judged for ln in said}
-    found = {(kind, module): said for (kind, module), said in found.items() if kind != NO_MEMORY or module not in judged}
+    context = (NO_MEMORY, REFUSED)  # REV68a: a refusal on a module whose init failed is never 'not at fault'
+    out.claimed |= {ln.no for (kind, module), said in found.items() if kind in context and module in judged for ln in said}
+    found = {(kind, module): said for (kind, module), said in found.items() if kind not in context or module not in judged}
     benign = any(k == NO_MEMORY for k, _ in found) and _shown_benign(lines, found)
     out.events += [
         _event(NO_MEMORY_BENIGN if kind == NO_MEMORY and benign else kind, module, said)
@@ -113,10 +114,18 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None) -> Ker
     return out
 
 
+# the driver bringing the GPU up (GSP's boot, the adapter's init): a refusal there is the init's failure, not a
+# call refused for software's reasons (REV68a: 'NV_ERR_NOT_SUPPORTED … returned from kgspInitRm(…)')
+_INIT_PATH = re.compile(r"\b(?:kgspInitRm|kgspBootstrap\w{0,30}|kgspPrepare\w{0,30}|RmInitAdapter|rm_init_adapter|"
+                        r"gpuStateInit\w{0,20}|gpumgrAttachGpu|osInitNvMapping)\b")
+
+
 def _refused(head: str) -> bool:
-    """The resource manager's line whose every status code is one of a call refused for software's reasons."""
+    """The resource manager's line whose every status code is one of a call refused for software's reasons,
+    outside the GPU's initialisation."""
     codes = set(_ANY_NV.findall(head))
-    return bool(codes) and codes <= set(REFUSED_CODES) and _NV_LINE.search(head) is not None
+    return bool(codes) and codes <= set(REFUSED_CODES) and _NV_LINE.search(head) is not None and \
+        _INIT_PATH.search(head) is None
 
 
 def _shown_benign(lines: list[Line], found: dict[tuple[str, str], list[Line]]) -> bool:
