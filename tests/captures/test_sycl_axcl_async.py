@@ -4,10 +4,12 @@ emulation host devices), Axera's axcl-smi table and Gaudi's hl-smi-async telemet
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
-from gpuvet.captures import accel_tools, axcl_smi, hl_smi_async, sycl_devices
+from gpuvet.captures import accel_tools, axcl_smi, compute_listing, hl_smi_async, sycl_devices
 from gpuvet.captures.records import ListedParse
 from gpuvet.captures.text import clean
+from tests.support.helpers import capture_json
 
 _SYCL_LS = (
     "[opencl:acc][opencl:0] Intel(R) FPGA Emulation Platform for OpenCL(TM), "
@@ -39,7 +41,8 @@ def test_sycl_ls_2022_form_and_a_cuda_backend() -> None:
     out = _read(sycl_devices.read, "[opencl:0] GPU : Intel(R) OpenCL HD Graphics 3.0 [21.49.21786]\n"
                                    "[ext_oneapi_cuda:gpu:0] NVIDIA CUDA BACKEND, NVIDIA A100-SXM4-80GB 8.0 [CUDA 12.2]\n"
                                    "[host:0] HOST: SYCL host platform 1.2 [1.2]\n")
-    assert [m.name for m in out.modules] == ["Intel(R) OpenCL HD Graphics", "NVIDIA A100-SXM4-80GB"]
+    # before 2023 a GPU line names its platform ('Intel(R) OpenCL HD Graphics'), never the device: model unknown
+    assert [m.name for m in out.modules] == [None, "NVIDIA A100-SXM4-80GB"]
     assert any("cuda" in n for n in out.notes)
 
 
@@ -136,4 +139,93 @@ def test_hostile_lines_read_in_linear_time() -> None:
 def test_sycl_ls_2022_cpu_entry_names_its_platform_not_the_host_cpu() -> None:
     out = _read(sycl_devices.read, "[opencl:0] GPU : Intel(R) OpenCL HD Graphics 3.0 [21.49.21786]\n"
                                    "[opencl:0] CPU : Intel(R) OpenCL 3.0 [2021.12.9.0.24_005321]\n")
-    assert [m.name for m in out.modules] == ["Intel(R) OpenCL HD Graphics"] and out.host_cpus == []
+    assert [m.name for m in out.modules] == [None] and out.host_cpus == []
+
+
+_SYCL_2022 = ("[opencl:0] ACC : Intel(R) FPGA Emulation Platform for OpenCL(TM) 1.2 [2021.12.9.0.24_005321]\n"
+              "[opencl:0] CPU : Intel(R) OpenCL 3.0 [2021.12.9.0.24_005321]\n"
+              "[opencl:0] GPU : Intel(R) OpenCL HD Graphics 3.0 [21.49.21786]\n"
+              "[level_zero:0] GPU : Intel(R) Level-Zero 1.3 [1.3.21786]\n"
+              "[host:0] HOST: SYCL host platform 1.2 [1.2]\n")
+
+
+def test_sycl_ls_2022_one_gpu_through_two_platforms_is_one_card_of_unknown_model() -> None:
+    """Intel's docs: before 2023 one GPU is two lines, each naming its platform (OpenCL, Level-Zero)."""
+    out = _read(sycl_devices.read, _SYCL_2022)
+    assert [m.name for m in out.modules] == [None] and out.host_cpus == []
+    said = " ".join(out.notes)
+    assert "model not printed" in said and "Intel(R) OpenCL (cpu platform" in said  # 'Intel(R) OpenCL', not 'Intel(R)'
+
+
+def test_syclinfo_gpus_of_cuda_and_hip_backends_are_gpus_never_the_host_cpu() -> None:
+    out = _read(sycl_devices.read, "Available SYCL Devices:\n"
+                                   "[0] NVIDIA A100-SXM4-80GB | NVIDIA CUDA BACKEND\n"
+                                   "[1] NVIDIA A100-SXM4-80GB | NVIDIA CUDA BACKEND\n"
+                                   "[2] AMD Instinct MI210 | AMD HIP BACKEND\n"
+                                   "[3] AMD EPYC 7763 64-Core Processor | Intel(R) OpenCL\n")
+    assert [m.name for m in out.modules] == ["NVIDIA A100-SXM4-80GB"] * 2 + ["AMD Instinct MI210"]
+    assert out.host_cpus == ["AMD EPYC 7763 64-Core Processor"]
+
+
+def test_two_identical_cuda_cards_are_two_and_one_listing_is_one_reader() -> None:
+    text = ("[cuda:gpu][cuda:0] NVIDIA CUDA BACKEND, NVIDIA A100-SXM4-80GB 8.0 [CUDA 12.2]\n"
+            "[cuda:gpu][cuda:1] NVIDIA CUDA BACKEND, NVIDIA A100-SXM4-80GB 8.0 [CUDA 12.2]\n")
+    assert [m.name for m in _read(sycl_devices.read, text).modules] == ["NVIDIA A100-SXM4-80GB"] * 2
+    devices, claimed = compute_listing.sycl_ls(clean(text).lines)
+    assert [d.name for d in devices] == ["NVIDIA A100-SXM4-80GB"] * 2 and len(claimed) == 2
+
+
+def test_a_listing_pasted_twice_counts_each_backend_device_once() -> None:
+    one = ("[level_zero:gpu][level_zero:0] Intel(R) Level-Zero, Intel(R) Arc(TM) A770 Graphics 12.55.8 [1.3.26918]\n"
+           "[opencl:gpu][opencl:0] Intel(R) OpenCL Graphics, Intel(R) Arc(TM) A770 Graphics OpenCL 3.0 NEO  "
+           "[23.30.26918.50]\n")
+    text = "$ sycl-ls\n" + one + "$ ONEAPI_DEVICE_SELECTOR=level_zero:* sycl-ls\n" + one.split("\n")[0] + "\n"
+    assert [m.name for m in _read(sycl_devices.read, text).modules] == ["Intel(R) Arc(TM) A770 Graphics"]
+
+
+def test_ext_oneapi_level_zero_device_numbers_are_read() -> None:
+    text = "".join(f"[ext_oneapi_level_zero:gpu][ext_oneapi_level_zero:{n}] Intel(R) Level-Zero, Intel(R) Data Center "
+                   "GPU Max 1550 1.3 [1.3.26516]\n" for n in range(4))
+    assert [m.name for m in _read(sycl_devices.read, text).modules] == ["Intel(R) Data Center GPU Max 1550"] * 4
+
+
+def test_sycl_lines_of_spaces_and_an_open_bracket_read_in_linear_time() -> None:
+    """A 100 KB line of spaces then an unclosed '[' (every form's tail) costs its length, never its square."""
+    def cpu_time(size: int) -> float:
+        lines = clean("".join(head + ", x" + " " * size + "[\n" for head in (
+            "[level_zero:gpu][level_zero:0] Intel(R) Level-Zero", "[opencl:0] GPU : Intel(R) OpenCL",
+            "[0] Intel(R) Arc(TM) A770 Graphics | Intel(R) Level-Zero")) + "Available SYCL Devices:\n").lines
+        t = time.process_time()
+        for _ in range(20):
+            sycl_devices.read(lines, ListedParse())
+            compute_listing.sycl_ls(lines)
+            compute_listing.missing(lines, 0)
+        return time.process_time() - t
+
+    small, big = cpu_time(6_250), cpu_time(100_000)
+    assert big < 40 * max(small, 1e-3)  # 16x the line: linear ~16x, quadratic ~256x
+
+
+def test_syclinfo_details_of_many_entries_read_in_linear_time() -> None:
+    def cpu_time(n: int) -> float:
+        entry = "[0] Intel(R) UHD Graphics 770 | Intel(R) Level-Zero\n"
+        detail = "Platform: Intel(R) Level-Zero | Device Name: Intel(R) UHD Graphics 770\nDriver Version: 1.3\n" \
+                 "Global Mem Size: 2147483648\n"
+        lines = clean("Available SYCL Devices:\n" + entry * n + detail * n).lines
+        t = time.process_time()
+        sycl_devices.read(lines, ListedParse())
+        return time.process_time() - t
+
+    small, big = cpu_time(250), cpu_time(4000)
+    assert big < 40 * max(small, 1e-3)
+
+
+def test_a_sycl_ls_of_two_nvidia_cards_is_one_node_of_two(tmp_path: Path) -> None:
+    """Two identical CUDA-backend cards: two modules, named by the device, and no note of a second machine."""
+    data = capture_json(tmp_path, "[cuda:gpu][cuda:0] NVIDIA CUDA BACKEND, NVIDIA A100-SXM4-80GB 8.0 [CUDA 12.2]\n"
+                                  "[cuda:gpu][cuda:1] NVIDIA CUDA BACKEND, NVIDIA A100-SXM4-80GB 8.0 [CUDA 12.2]\n"
+                                  "[opencl:cpu][opencl:0] Intel(R) OpenCL, AMD EPYC 7763 64-Core Processor OpenCL 3.0 "
+                                  "(Build 0) [2023.16.7.0.21_160000]\n", "inventory")
+    modules = data["modules"]
+    assert isinstance(modules, list) and [m["model"] for m in modules] == ["NVIDIA A100-SXM4-80GB"] * 2
+    assert not any("left out of this node" in n for n in data["notes"])  # type: ignore[attr-defined]

@@ -6,23 +6,21 @@
 intel-opencl-icd / Level Zero GPU driver, the 'render' node not bound), never a GPU: said once, with the packages
 `dpkg -l` beside it shows (which of the Intel GPU runtime's are there). A kernel booted with 'nomodeset' where the
 same text shows its effect (no /dev/dri, HDA's 'No i915 binding for Intel HDMI/DP codec') bound no GPU driver: no
-compute device can exist, the boot configuration's cause (a 'nomodeset' alone, usual on NVIDIA hosts, says nothing)."""
+compute device can exist, the boot configuration's cause (a 'nomodeset' alone, usual on NVIDIA hosts, says nothing).
+Its sycl-ls lines are read by captures/sycl_devices, the one SYCL reader (issue 46)."""
 
 from __future__ import annotations
 
 import re
 
+from gpuvet.captures import sycl_devices
 from gpuvet.captures.marks import holding
 from gpuvet.captures.records import AppError
-from gpuvet.captures.runtime_devices import RuntimeDevice, vendor_of
+from gpuvet.captures.runtime_devices import RuntimeDevice
 from gpuvet.captures.text import Line
 
 MISSING, UNBOUND = "gpu_runtime_missing", "gpu_kernel_not_bound"
 MARKS = ("[opencl:", "[level_zero:", "[ext_oneapi_", "[host:", "[cuda:", "[hip:", "[native_cpu:")
-_BACKEND = r"((?:ext_oneapi_)?(?:level_zero|opencl|cuda|hip)|native_cpu|host)"
-_NEW = re.compile(rf"^\s*\[{_BACKEND}:(gpu|cpu|acc|fpga|host|custom)(?::(\d+))?\](?:\[\w+:\d+\])?\s+(.+?)\s*$")
-_OLD = re.compile(rf"^\s*\[{_BACKEND}:(\d+)\]\s+(GPU|CPU|ACC|HOST)\s*:\s*(.+?)\s*$")
-_EMULATED = re.compile(r"Emulation|\bpocl\b|\bhost platform\b|\bCPU\b|Processor", re.I)
 # the Intel GPU runtime's packages in `dpkg -l`/`rpm -qa`/pacman lists (compute-runtime's, level-zero's)
 _PACKAGE = re.compile(
     r"^\s*(?:ii\s+)?(intel-opencl-icd|intel-level-zero-gpu|libze-intel-gpu1|libze1|level-zero|"
@@ -31,26 +29,17 @@ _PACKAGE = re.compile(
 _NEEDED = ("intel-opencl-icd", "intel-level-zero-gpu|libze-intel-gpu1|level-zero|intel-compute-runtime")
 
 
-def _entry(text: str) -> tuple[str, str, str, str] | None:
-    """(backend, type, index, name) of a sycl-ls line; None where it is not one."""
-    if (m := _NEW.match(text)) is not None:
-        return m.group(1), m.group(2), m.group(3) or "0", m.group(4)
-    if (o := _OLD.match(text)) is not None:
-        return o.group(1), o.group(3).lower(), o.group(2), o.group(4)
-    return None
-
-
 def sycl_ls(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
-    """sycl-ls's GPUs (a gpu-typed entry not named as an emulation) and every sycl-ls line read."""
+    """sycl-ls's GPUs, one per card as the SYCL device list counts them (captures/sycl_devices, the one reader of
+    sycl-ls: a card listed through two backends is one), and every sycl-ls line read."""
+    entries = [e for i in holding(lines, MARKS) if (e := sycl_devices.ls_entry(lines[i].text, lines[i].no))]
     out: list[RuntimeDevice] = []
-    claimed: set[int] = set()
-    for ln in (lines[i] for i in holding(lines, MARKS)):
-        if (e := _entry(ln.text)) is None:
-            continue
-        claimed.add(ln.no)
-        if e[1] == "gpu" and not _EMULATED.search(e[3]):
-            out.append(RuntimeDevice("sycl-ls", f"{e[0]}:{e[2]}", e[3][:120], ln.no, vendor_of(e[3])))
-    return out, claimed
+    for group in sycl_devices.cards(entries):
+        first = group.entries[0]
+        for _ in range(group.count):
+            # no vendor: the SYCL device list (accel_tools) makes these cards' modules, never runtime_status again
+            out.append(RuntimeDevice("sycl-ls", f"card {len(out)}", group.model or sycl_devices.UNKNOWN, first.no))
+    return out, {e.no for e in entries}
 
 
 _TREE = re.compile(r"^\s*[`+|\\]--\s*Device #\d{1,3}: (.+?)\s*$")
@@ -59,7 +48,8 @@ _TREE = re.compile(r"^\s*[`+|\\]--\s*Device #\d{1,3}: (.+?)\s*$")
 def missing(lines: list[Line], gpus: int) -> tuple[list[AppError], set[int]]:
     """One error where sycl-ls or clinfo -l list devices but none is a GPU (``gpus``: the GPUs the file's listings
     named), with the Intel runtime's packages the file shows; and the package lines read."""
-    listed = [ln for i in holding(lines, (*MARKS, "-- Device #")) if _entry((ln := lines[i]).text) or _TREE.match(ln.text)]
+    held = (lines[i] for i in holding(lines, (*MARKS, "-- Device #")))
+    listed = [ln for ln in held if sycl_devices.ls_entry(ln.text) or _TREE.match(ln.text)]
     if not listed:
         return [], set()
     held = (lines[i] for i in holding(lines, ("intel-", "level-zero", "libze", "libigc")))
@@ -73,15 +63,15 @@ def missing(lines: list[Line], gpus: int) -> tuple[list[AppError], set[int]]:
         lacking = [p.split("|")[0] for p in _NEEDED if not any(re.fullmatch(p, m.group(1)) for m in packages.values())]
         said += (f"; not installed: {', '.join(lacking)}" if lacking else "") + f"; installed: {', '.join(have)}"
     said += f"; listed: {names}"
-    tool = "sycl-ls" if any(_entry(ln.text) for ln in listed if "[" in ln.text) else "clinfo -l"
+    tool = "sycl-ls" if any(sycl_devices.ls_entry(ln.text) for ln in listed if "[" in ln.text) else "clinfo -l"
     return [AppError(MISSING, listed[0].no, said, None, tool)], set(packages)
 
 
 def _name(text: str) -> str:
     if (t := _TREE.match(text)) is not None:
         return t.group(1)[:48]
-    e = _entry(text)
-    return f"{e[0]}:{e[1]} {e[3][:48]}" if e else ""
+    e = sycl_devices.ls_entry(text)
+    return f"{e.backend}:{e.kind} {e.name[:48]}" if e else ""
 
 
 # a kernel command line holding 'nomodeset' (/proc/cmdline, dmesg's 'Command line:'), and what shows its effect
