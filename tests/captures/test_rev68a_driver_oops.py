@@ -111,3 +111,21 @@ def test_a_panthor_oops_is_a_gpu_drivers(tmp_path: Path) -> None:
     code, answer = doctor_text(tmp_path, text)
     causes = {f["cause"] for f in answer["findings"]}
     assert "gpu_driver_oops" in causes and "host_kernel_oops" not in causes, causes
+
+
+def test_hostile_prompts_cost_linear_time() -> None:
+    """100 KB shell and console prompt look-alikes before an oops: CPU time grows with them (a ratio)."""
+    import time
+
+    from gpuvet.captures import kernel_driver_oops
+    from gpuvet.captures.kernel import KernelParse
+    from gpuvet.captures.text import Line
+
+    def cost(n: int) -> float:
+        lines = [Line(1, "[root@" + "a" * n + " ~]# dmesg"), Line(2, "b@" + "c:" * n + "# x"),
+                 Line(3, "d" * n + " login: Mon"), Line(4, "BUG: kernel NULL pointer dereference"),
+                 Line(5, "RIP: 0010:f+0x1/0x2 [nvidia]")]
+        start = time.process_time()
+        kernel_driver_oops.read(lines, KernelParse())
+        return time.process_time() - start
+    assert cost(100_000) < 40 * max(cost(10_000), 0.002)

@@ -24,3 +24,19 @@ def test_counter_rows_reading_unknown_are_no_failure(tmp_path: Path) -> None:
             "GPU 0000:81:00.0 health probe failed: unavailable\n")  # a lead beside them: the file is read
     found = capture_findings(tmp_path, text)
     assert [k for k in found if k[0] == "unread_failure_line"] == [("unread_failure_line", "0000:81:00.0")], found
+
+
+def test_the_unknown_value_rule_takes_linear_time() -> None:
+    """A 100 KB clause of counter-like words: CPU time grows with it, not its square (a ratio in the same run)."""
+    import time
+
+    from gpuvet.captures import unread_leads
+
+    def cost(n: int) -> float:
+        texts = ["ecc errors " + "x " * n + ": unknown", "| " + "errors " * n + "| not specified",
+                 "failed " * n + "xid errors : n/a"]
+        start = time.process_time()
+        for t in texts:
+            unread_leads._NONE.search(t)
+        return time.process_time() - start
+    assert cost(50_000) < 40 * max(cost(5_000), 0.002)  # linear: 10x; quadratic: 100x
