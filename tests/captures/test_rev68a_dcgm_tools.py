@@ -15,7 +15,7 @@ def _lines(*texts: str) -> list[Line]:
 
 
 def test_proftester_claims_its_command_never_its_error_line() -> None:
-    lines = _lines("$ sudo dcgmproftester11 --no-dcgm-validation -t 1004 -d 10",
+    lines = _lines("$ docker run --gpus=all --entrypoint /usr/bin/dcgmproftester11 dcgm:4 -t 1004 -d 10",
                    "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: 108",
                    "dcgmproftester11: error while loading shared libraries: libdcgm.so.3: cannot open shared object file",
                    "dcgmproftester11 failed: cuInit returned CUDA_ERROR_UNKNOWN (999)")

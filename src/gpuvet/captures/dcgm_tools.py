@@ -35,7 +35,7 @@ _CHATTER = re.compile(r"^Worker \d{1,4}:\d{1,4}\[\d{1,6}\]: |^(?:All Tests Passe
                       r"Running version \S{1,20} binary with CUDA driver version )|"
                       # the command that ran it, as typed (after a prompt, or the bare command and its options);
                       # never the tool's own error line ('dcgmproftester12: error while loading shared libraries')
-                      r"^\S{0,60}[$#]\s(?:sudo\s{1,4})?\S{0,200}\bdcgmproftester\d{0,3}(?:\s[^\n]{0,400})?$|"
+                      r"^\S{0,60}[$#]\s[^\n]{0,400}?\bdcgmproftester\d{0,3}\b|"
                       r"^(?:sudo\s{1,4})?\S{0,200}\bdcgmproftester\d{0,3}(?:\s{1,4}-[^\n]{0,400})?$")
 _SAID_ATTRIBUTES = {"MULTIPROCESSOR_COUNT": "SMs", "COMPUTE_CAPABILITY_MAJOR": "cc major",
                     "COMPUTE_CAPABILITY_MINOR": "cc minor", "GLOBAL_MEMORY_BUS_WIDTH": "bus width",
