@@ -70,6 +70,15 @@ RULES: tuple[tuple[str, str, str, str], ...] = (
         "",
     ),
     ("cuda_runtime_error", r"Failed to create CUDA context \(\w", "Blender", ""),  # cuda_assert's context failure
+    # FX68D: vLLM's memory profile leaving nothing for the KV cache (worker.py, gpu_worker.py raise ValueError), and
+    # the KV cache too small for one request of the model's length (kv_cache_utils.py): the GPU's memory ran out
+    (
+        "out_of_memory",
+        r"No available memory for the cache blocks|is larger than the maximum number of tokens that can be stored in "
+        r"KV cache|(?:memory is|GiB KV cache is) needed, which is larger than the available KV cache memory",
+        "vLLM",
+        "",
+    ),
     (_CPU_BUILD, r"Torch not compiled with CUDA enabled", "PyTorch", ""),
     # ROCm's libraries finding no GPU, or none they have code for: rocBLAS's Tensile host with no device, and the HIP
     # runtime's log (AMD_LOG_LEVEL) finding no code object for the GPU's ISA in the program's bundle
@@ -103,6 +112,15 @@ RULES: tuple[tuple[str, str, str, str], ...] = (
         "llama.cpp",
         "",
     ),
+    # FX68D: ggml's build switches at CUDA init, llama.cpp's build and system lines, llama-server's start
+    (
+        SAID,
+        r"^\s*(?:ggml_cuda_init: GGML_CUDA_\w{1,40}:\s{0,8}(?:yes|no)\s*$|build: \d{1,6} \((?:[0-9a-f]{6,40}|unknown)\) "
+        r"with |system[ _]info: n_threads = \d|main: (?:binding port|HTTP server is listening|loading model|model loaded)"
+        r"|srv\s{1,8}load_model: loading model)",
+        "llama.cpp",
+        "",
+    ),
     (SAID, r"\[Loader Message\] Code \d+ :", "vulkaninfo", ""),
     (SAID, r"^\s*ggml_sycl_init: ", "llama.cpp", ""),
     (SAID, r"\* Device #\d+: WARNING! Kernel exec timeout is not disabled", "hashcat", ""),
@@ -128,6 +146,8 @@ MARKS = (
     "RESOURCE_EXHAUSTED",
     "out of GPU",
     "Failed to create CUDA context",
+    "cache blocks",
+    "KV cache",
     "Torch not compiled",
     ".cc:",
     "factory: Attempting",
@@ -143,4 +163,9 @@ MARKS = (
     "MPS backend out of memory",
     "engine plan file",
     "ggml_sycl_init",
+    "build: ",
+    "system_info",
+    "system info",
+    "main: ",
+    "load_model",
 )

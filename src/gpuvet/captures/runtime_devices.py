@@ -11,7 +11,7 @@ What the runtime says went wrong (no device, a library not loaded) is captures/r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuvet.captures.text import MAX_MODULES, Line
 
@@ -36,6 +36,8 @@ class RuntimeDevice:
     driver: str | None = None
     uuid: str | None = None
     compute_units: int | None = None  # R14C: clinfo's 'Max compute units' (AMD CUs, NVIDIA SMs)
+    vmm: str | None = None  # FX68D: ggml's 'VMM: yes' (CUDA virtual memory management in use), as printed
+    free_mib: float | None = None  # FX68D: what the runtime says is free ('11053 MiB free', ollama's available=)
 
 
 def vendor_of(name: str, backend: str = "") -> str | None:
@@ -66,6 +68,7 @@ _GGML_HEAD = re.compile(r"ggml_(?:cuda_init|init_cublas|cuda_init_impl): found (
 _GGML_DEV = re.compile(r"(?:^|[|:\]]\s)\s*Device (\d{1,3}): ([^,]*), "
                        r"(?:compute capability (\d+\.\d+)|(gfx\w+)(?: \(0x[0-9a-f]+\))?)"
                        r"(?:, VMM: \w+)?(?:.*?\bVRAM: (\d+) MiB)?(?:.*?\bID: (\S+))?")
+_VMM = re.compile(r", VMM: (yes|no)\b")
 _GGML_VULKAN = re.compile(r"ggml_vulkan: (\d{1,3}) = (.+?)(?: \(([^()|]*)\))? \| uma: (\d)")
 _GGML_LISTED = re.compile(r"(?:^|[|:\]]\s)\s*(CUDA|ROCm|Vulkan|SYCL|MUSA|CANN|HIP)(\d{1,3}): (.+?) "
                           r"\((\d+) MiB, (\d+) MiB free\)")
@@ -81,16 +84,19 @@ def _ggml(ln: Line, backend: str) -> RuntimeDevice | None:
         return RuntimeDevice(f"llama.cpp ({backend or 'CUDA'})", d.group(1), name, ln.no,
                              vendor_of(name, backend or ("ROCm" if d.group(4) else "CUDA")),
                              memory_mib=float(d.group(5)) if d.group(5) else None, compute=d.group(3) or d.group(4),
-                             uuid=d.group(6) if d.group(6) and d.group(6).startswith("GPU-") else None)
+                             uuid=d.group(6) if d.group(6) and d.group(6).startswith("GPU-") else None,
+                             vmm=v.group(1) if (v := _VMM.search(t, d.start())) else None)
     if (v := _GGML_VULKAN.search(t)) is not None:
         return RuntimeDevice("llama.cpp (Vulkan)", v.group(1), v.group(2).strip(), ln.no, vendor_of(v.group(2)),
                              driver=v.group(3))
     if (li := _GGML_LISTED.search(t)) is not None:
         return RuntimeDevice(f"llama.cpp ({li.group(1)})", f"{li.group(1)}{li.group(2)}", li.group(3).strip(), ln.no,
-                             vendor_of(li.group(3), li.group(1)), memory_mib=float(li.group(4)))
+                             vendor_of(li.group(3), li.group(1)), memory_mib=float(li.group(4)),
+                             free_mib=float(li.group(5)))
     if (u := _GGML_USING.search(t)) is not None:
         return RuntimeDevice(f"llama.cpp ({u.group(1)})", f"{u.group(1)}{u.group(2)}", u.group(3).strip(), ln.no,
-                             vendor_of(u.group(3), u.group(1)), bus_id=u.group(4))
+                             vendor_of(u.group(3), u.group(1)), bus_id=u.group(4),
+                             free_mib=float(u.group(5)) if u.group(5) else None)
     return None
 
 
@@ -112,7 +118,7 @@ def _ollama(ln: Line) -> RuntimeDevice | None:
             "compute") else "")
     return RuntimeDevice("ollama", kv.get("id", "?"), name, ln.no, vendor_of(name, library), kv.get("pci_id"),
                          mib(kv.get("total")), kv.get("compute") or None, kv.get("driver") or None,
-                         kv["id"] if kv.get("id", "").startswith("GPU-") else None)
+                         kv["id"] if kv.get("id", "").startswith("GPU-") else None, free_mib=mib(kv.get("available")))
 
 
 # TensorFlow's 'Found device N with properties:' (1.x: 'name: … major: 6 minor: 1 …' then 'pciBusID: …'; 2.x:
@@ -147,11 +153,25 @@ def _tensorflow(lines: list[Line], i: int) -> RuntimeDevice | None:
     return None
 
 
+_BACKEND_INDEX = re.compile(r"^(?:CUDA|ROCm|Vulkan|SYCL|MUSA|CANN|HIP)(?=\d{1,3}$)")
+_FILLED = ("vendor", "bus_id", "memory_mib", "compute", "driver", "uuid", "compute_units", "vmm", "free_mib")
+
+
+def _same(d: RuntimeDevice) -> tuple[str, str]:
+    """The key one device has on every line of its tool: ggml's 'Device 0:' and its loader's 'using device CUDA0'
+    are one GPU (FX68D: the backend's number is the init list's), so llama.cpp's backend prefix is dropped."""
+    return d.tool, _BACKEND_INDEX.sub("", d.index) if d.tool.startswith("llama.cpp") else d.index
+
+
 def _named(devices: list[RuntimeDevice]) -> list[RuntimeDevice]:
-    """Each device once: by its tool and index (a log repeats its start-up), the first line kept."""
+    """Each device once: by its tool and index (a log repeats its start-up), the first line kept and what a later
+    line of the same device adds (the loader's free memory beside the init list's compute capability) filled in."""
     seen: dict[tuple[str, str], RuntimeDevice] = {}
     for d in devices:
-        seen.setdefault((d.tool, d.index), d)
+        if (first := seen.get(key := _same(d))) is None:
+            seen[key] = d
+        elif more := {f: getattr(d, f) for f in _FILLED if getattr(first, f) is None and getattr(d, f) is not None}:
+            seen[key] = replace(first, **more)
     return list(seen.values())[:MAX_MODULES]
 
 
@@ -211,3 +231,14 @@ def runtime_lines(lines: list[Line]) -> tuple[list[RuntimeDevice], set[int]]:
             claimed.update(x.no for x in lines[i + 1:i + 3] if d.tool == "TensorFlow" and "pciBusID" in x.text)
     return _named(found), claimed
 
+
+
+@dataclass
+class LogFacts:
+    """FX68D: what a model server's start-up log says (vLLM, Triton, llama.cpp's loader): the GPUs it names, the
+    lines read and its facts as sentences (memory, parallel sizes, ranks, services started), none of them judged."""
+
+    tool: str
+    devices: list[RuntimeDevice]
+    claimed: set[int]
+    facts: list[str]

@@ -5,6 +5,12 @@ words of their device lines (captures/runtime_devices.py, api_devices.py) and of
 
 from gpuvet.captures.app_lines import MARKS as APP_MARKS  # words only, no reader
 
+# FX68D: the model servers' logs (captures/vllm_log.py, triton_log.py) and llama.cpp's loader (ggml_loads.py); the
+# readers take their MARKS from here
+VLLM_MARKS = (".py:", "Uvicorn running", "Started server process", "Application startup complete", "instructlab.")
+TRITON_MARKS = ("Triton", "tritonserver", "InferenceService", "HTTPService", "Metrics Service", "NVML metrics",
+                "memory_manager", "memory pool", "model_repository_manager", "model_lifecycle", "backend_factory")
+GGML_LOAD_MARKS = ("offloaded", "buffer size")
 RUNTIME_LINES = "runtime and framework device lines"  # the kind a file holding their lines is read as
 RUNTIME = "runtime device list"  # the kind a file's GPUs are read as when a runtime's lines are the only list
 RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # ComfyUI's device line
@@ -25,7 +31,7 @@ RUNTIME_MARKS = ("ggml_", "Device: cuda", "Device: rocm", "Device: xpu",  # Comf
                  "found no devices", "found no GPUs", "found no CUDA",  # a program's device detection finding none
                  "+ GPU #", "GB VRAM",  # the miners' device lists (runtime_devices._miner)
                  "Board name:", "Device Topology:", "Max compute units:", "CL_DEVICE_NAME",  # clinfo_forms (R14C)
-                 *APP_MARKS)
+                 *VLLM_MARKS, *TRITON_MARKS, *GGML_LOAD_MARKS, *APP_MARKS)
 # a health check's or smoke test's verdict per node (captures/node_reports.py): a verdict word, a table's host or
 # issue column, a roll-up's quoted reason, dshbak's rule
 NODE_REPORT_WORDS = ("PASS", "FAIL", "Pass", "Fail", "pass", "fail", "HEALTHY", "ealthy", "ERROR", '":', "----", "Host",

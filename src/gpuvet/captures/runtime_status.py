@@ -14,7 +14,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from gpuvet.captures import api_devices, app_lines, clinfo_forms, compute_listing, nvidia_stack, stack_probes
+from gpuvet.captures import (
+    api_devices,
+    app_lines,
+    clinfo_forms,
+    compute_listing,
+    ggml_loads,
+    nvidia_stack,
+    stack_probes,
+    triton_log,
+    vllm_log,
+)
 from gpuvet.captures.app_errors import AppErrorsParse, _kind, _module, printed, reported
 from gpuvet.captures.cycles_device import placed
 from gpuvet.captures.records import UNNAMED, AppError, ListedModule, ListedParse, SmiTextModule
@@ -140,6 +150,7 @@ class RuntimeLog:
     tools: list[str] = field(default_factory=list)
     specific: set[str] = field(default_factory=set)  # app_errors' kinds on runtime lines (a reason for 'no device')
     read_by: list[str] = field(default_factory=list)  # the tools whose status lines were read, judged or not
+    facts: list[tuple[str, list[str]]] = field(default_factory=list)  # FX68D: a server log's facts, by its tool
 
 
 def _error(rule: _Rule, m: re.Match[str], ln: Line) -> AppError | None:
@@ -220,6 +231,20 @@ _READERS = ((runtime_lines, ()), (api_devices.clinfo, ("Number of platforms", "D
             (compute_listing.sycl_ls, ()))  # R3B: it finds its own lines (marks.holding)
 
 
+_LOGS = ((vllm_log.read, vllm_log.MARKS), (triton_log.read, triton_log.MARKS), (ggml_loads.read, ggml_loads.MARKS))
+
+
+def _logs(lines: list[Line], log: RuntimeLog) -> None:
+    """FX68D: the model servers' logs and llama.cpp's loader: their lines read, their GPUs listed, their facts said."""
+    for reader, words in _LOGS:
+        if not any(w in ln.text for ln in lines for w in words) or (said := reader(lines)) is None:
+            continue
+        log.claimed |= said.claimed
+        log.read_by.append(said.tool)
+        log.facts += [(said.tool, said.facts)] if said.facts else []
+        log.devices += [d for d in said.devices if all((d.tool, d.index) != (k.tool, k.index) for k in log.devices)]
+
+
 def read(lines: list[Line]) -> RuntimeLog:
     """The runtime lines of a file: devices each tool lists (once by tool and index) and the errors. A listing
     tool's reader runs only where a line holds its words (a bug report's million lines are not each matched)."""
@@ -232,6 +257,7 @@ def read(lines: list[Line]) -> RuntimeLog:
         for d in devices:  # once by tool and index: a log repeats its start-up
             if all((d.tool, d.index) != (k.tool, k.index) for k in log.devices):
                 log.devices.append(d)
+    _logs(lines, log)
     _errors(lines, log)
     gone, read_too = compute_listing.missing(lines, sum(d.tool.startswith(("sycl-ls", "clinfo")) for d in log.devices))
     gone += compute_listing.unbound(lines)  # R3B: nomodeset with no DRM device bound
@@ -269,13 +295,34 @@ def parse(lines: list[Line]) -> AppErrorsParse:
     if log.devices:
         by_tool: dict[str, list[str]] = {}
         for d in log.devices:
-            by_tool.setdefault(d.tool, []).append(clinfo_forms.describe(d) if d.name else f"{d.index} (its name cut)")
+            by_tool.setdefault(d.tool, []).append(_described(d))
         out.notes += [f"{tool} lists {len(names)} GPU(s): {', '.join(names[:4])}" + (" …" if len(names) > 4 else "")
                       for tool, names in by_tool.items()]
+    out.notes += [f"{tool} says: {'; '.join(facts)}" for tool, facts in log.facts]
     out.notes += [f"{KIND}: {', '.join(log.tools)}"] if out.claimed else []
     if out.errors:
         out.notes.append("runtime lines: " + ", ".join(dict.fromkeys(f"{e.kind} ({e.tool})" for e in out.errors)))
     return out
+
+
+def _described(d: RuntimeDevice) -> str:
+    """A device as the note names it: clinfo's rows, else its name with the compute capability and the free memory
+    its runtime printed (FX68D); a server that names no GPU model (vLLM) by its index."""
+    if not d.name:
+        total = f", {d.memory_mib / 1024:.2f} GiB total" if d.memory_mib else ""
+        return f"GPU {d.index} (no model named{total})" if d.tool == "vLLM" else f"{d.index} (its name cut)"
+    if d.tool.startswith("clinfo"):
+        return clinfo_forms.describe(d)
+    said = [f"compute capability {d.compute}" if d.compute else None, f"VMM {d.vmm}" if d.vmm else None, _free(d)]
+    more = ", ".join(x for x in said if x)
+    return f"{d.name} ({more})" if more else d.name
+
+
+def _free(d: RuntimeDevice) -> str | None:
+    """The free memory as its tool says it: ollama's 'available' in GiB, ggml's 'MiB free'."""
+    if not d.free_mib:
+        return None
+    return f"{d.free_mib / 1024:.1f} GiB available" if d.tool == "ollama" else f"{d.free_mib:.0f} MiB free"
 
 
 def devices(lines: list[Line], last: bool = False) -> list[RuntimeDevice]:
@@ -295,11 +342,13 @@ def listing(lines: list[Line]) -> SmiText:
         fields = {"Product Name": d.name}
         fields |= {"FB Memory Usage/Total": f"{d.memory_mib:.0f} MiB"} if d.memory_mib else {}
         fields |= {"GPU UUID": d.uuid} if d.uuid and d.uuid.startswith("GPU-") else {}
+        fields |= {"Compute Capability": d.compute} if d.compute and re.fullmatch(r"\d{1,2}\.\d", d.compute) else {}
+        fields |= {"FB Memory Usage/Free": f"{d.free_mib:.0f} MiB"} if d.free_mib else {}
         out.modules.append(SmiTextModule(bus(_full(d.bus_id)) if d.bus_id else f"{UNNAMED} #{n}", d.name, fields))
     if found:
         _versions(out, found[0])
         out.notes.append(f"{found[0].tool}: {len(found)} NVIDIA GPU(s) named by the runtime's own lines "
-                         f"({', '.join(d.name for d in found[:4])}); only what they print is known")
+                         f"({', '.join(d.name or f'GPU {d.index}' for d in found[:4])}); only what they print is known")
     return out
 
 
