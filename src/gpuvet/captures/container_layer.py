@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpuvet.captures import wsl_signs
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.lines import block
 from gpuvet.captures.records import AppError
@@ -111,6 +112,7 @@ def framed(out: AppErrorsParse, lines: list[Line], claimed: set[int], marks: Mar
     sentences too), NVML's unknown error and nvidia-smi's lost driver read as the container's device access, a
     sentence quoting them read as the poster's report, and an nvidia-smi that printed nothing at a shell prompt
     said. The lines read. ``marks``: the whole text's (a word no casing of which is in it is not searched)."""
+    wsl_signs.in_wsl(out, lines)  # FX68F: the CLI's driver error inside WSL2 (a container shown or not)
     if not any(_CONTAINER.search(lines[i].text) for i in _holding(lines, _CONTAINER_WORDS, marks)):
         return set()
     out.errors = [replace(e, kind=_RELABEL[e.kind], meaning=ACCESS[_RELABEL[e.kind]]) if e.kind in _RELABEL else e

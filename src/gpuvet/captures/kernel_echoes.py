@@ -44,7 +44,8 @@ HANDLE_NOT_FOUND = "smi_handle_not_found"
 DERIVED = (PASSTHROUGH, "pci_bar_unassigned", "bar_invalid", "bar_small", "amd_bar_not_resized", "intel_bar_reduced",
            "bar_unmapped_guest", "amd_hang_recovered", "amd_hang_outcome_cut",  # AGX1: amd_hang_outcome.KINDS
            HANDLE_NOT_FOUND, *HANDLE_KINDS, *pci_resources.KINDS,  # a GPU's function or port off the bus
-           "pci_vf_bar_unassigned")  # R10A: pci_any_bars.VF_KIND
+           "pci_vf_bar_unassigned",  # R10A: pci_any_bars.VF_KIND
+           "guest_gpu_not_started")  # FX68F: kernel_guest.GUEST_KIND
 # the driver said the module did not start (it refused it, its probe, init or firmware failed, its BAR had no window):
 # nvidia-smi's 'Unable to determine the device handle' for it, and an unnamed failure line of the same start, say it
 # again - the module was never lost from the bus

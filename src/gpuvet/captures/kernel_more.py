@@ -17,6 +17,7 @@ from gpuvet.captures import (
     kernel_driver_oops,
     kernel_driver_resources,
     kernel_edge_accel,
+    kernel_guest,
     kernel_host,
     kernel_intel_fault,
     kernel_intel_fw,
@@ -71,6 +72,7 @@ def read(lines: list[Line], out: KernelParse, marks: Marks | None = None,
     out = kernel_intel_fault.read(lines, out, marks)  # xe's and i915's page faults; the engine reset after one
     out = kernel_intel_fw.read(lines, out, marks)  # i915's and xe's GuC, HuC, GSC and DMC firmware failures
     out = kernel_vendor_reset.read(lines, out, marks)  # vendor-reset's resets of a GPU passed through to a VM
+    out = kernel_guest.started(lines, out)  # FX68F: nvidia-smi's lost handle of a module never started (a VM's)
     out = kernel_driver_resources.read(lines, out, marks)  # NVRM's NV_ERR_NO_MEMORY, the GuC not answering
     out = kernel_intel_reset.read(lines, out, marks)  # an Intel GPU hang whose reset crashed the kernel
     out = kernel_driver_oops.read(lines, out, marks)  # FX68C: any other oops in a GPU driver's code

@@ -26,7 +26,9 @@ object another record ties to a GPUID takes its bus id), else by the device obje
 (``\\Device\\Video3``), else by its driver. Records of other sources (Kernel-Power 41, the Desktop Window Manager)
 are read and named in a note. WSL2's lines: ``misc dxg: dxgk: … Ioctl failed: -22`` (or -2) is dxgkrnl probing
 what the host adapter offers, printed on healthy machines too: read and counted, never a fault alone; nvidia-smi's
-'Failed to initialize NVML: GPU access blocked by the operating system' is WSL given no GPU (``wsl_gpu_blocked``).
+'Failed to initialize NVML: GPU access blocked by the operating system' is WSL given no GPU (``wsl_gpu_blocked``);
+'Failed to initialize NVML: N/A' (a status nvidia-smi has no name for, WSL2's) a GPU stack that cannot start
+(``wsl_nvml_na``).
 dxdiag's Display Devices and Win32_VideoController's fields list the adapters (``listing``, ``amd_listing``) for
 inventory: model, driver version (NVIDIA's Windows form 31.0.15.2756 is release 527.56), driver model (WDDM, TCC)."""
 
@@ -74,6 +76,10 @@ _DXG = re.compile(r"\bdxgk: (dxgk\w+):\s+Ioctl failed: (-\d{1,3})")
 _DXG_ANY = ("misc dxg:", "dxgkrnl", "dxgk:")
 _BLOCKED = re.compile(r"(?:Failed to initialize NVML|nvml error): GPU access blocked by the operating system", re.I)
 _BLOCKED_AGAIN = "Failed to properly shut down NVML: GPU access blocked"
+# FX68F: NVML's init failing with a status nvidia-smi has no name for ('N/A'): WSL2's form of a GPU stack that
+# cannot start (the Windows driver or WSL's kernel); its shutdown line says it again
+_NVML_NA = re.compile(r"^\W{0,4}Failed to initiali[sz]e NVML: N/A\s*$")
+_NVML_NA_AGAIN = "Failed to properly shut down NVML: N/A"
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib/\S+ is not a symbolic link")
 _CUDA_ERR = "CUDA Version: ERR!"  # nvidia-smi's banner where NVML could not ask the driver's CUDA library
 _NOT_FOUND = re.compile(r"\bnvidia-smi(?:\.exe)?'? is not recognized as an internal or external command", re.I)
@@ -81,7 +87,7 @@ _SET_MODEL = re.compile(r"\bSet driver model to (WDDM|TCC|MCDM) for GPU ([0-9A-F
 _NEXT_RECORD = re.compile(r"^\s*(?:Log Name:|Event\[\d+\]|<Event\b|-\s*<Event\b|TimeCreated\b)")
 # the kinds read here (kernel_messages.yaml gives their causes)
 KINDS = ("win_tdr", "win_tdr_failed", "win_driver_error", "win_video_crash", "win_driver_crash", "win_whea_pcie",
-         "wsl_gpu_blocked", "smi_cuda_unreadable", *windows_devices.KINDS)
+         "wsl_gpu_blocked", "wsl_nvml_na", "smi_cuda_unreadable", *windows_devices.KINDS)
 NEAR = 8  # lines: an event's source, device and text stand this close to its ID
 # the words a line the readers read holds (a record's ID line is read only where a display driver is named)
 _WORDS = ("dxg", "NVML", "/usr/lib/wsl/lib/", _CUDA_ERR, "Display driver", "TDR occurred", "LiveKernelEvent", "LKD_0x",
@@ -121,9 +127,11 @@ def parse(lines: list[Line]) -> KernelParse:
             _dxg(scan, ln)
         elif _BLOCKED.search(s):
             _event(scan, "wsl_gpu_blocked", "the GPU WSL is given, " + NO_BUS, ln, "Windows")
+        elif _NVML_NA.search(s):
+            _event(scan, "wsl_nvml_na", "the GPUs NVML is given, " + NO_BUS, ln, "Windows")
         elif _CUDA_ERR in s and "NVIDIA-SMI" in s:  # the table's banner (read after the table, which read it too)
             _event(scan, "smi_cuda_unreadable", "the driver's CUDA library, " + NO_BUS, ln, "Windows")
-        elif _BLOCKED_AGAIN in s or _WSL_LIB.search(s):
+        elif _BLOCKED_AGAIN in s or _NVML_NA_AGAIN in s or _WSL_LIB.search(s):
             scan.out.claimed.add(ln.no)
             if _WSL_LIB.search(s):
                 _note(scan.out, "WSL's ldconfig says a library under /usr/lib/wsl/lib is not a symbolic link: WSL "

@@ -36,6 +36,7 @@ MARKS = (
     "MEMORY_MANAGEMENT",
     "dxg",
     "GPU access blocked",
+    "initialize NVML: N/A",  # FX68F: NVML's init with a status nvidia-smi cannot name (WSL2's)
     "/usr/lib/wsl/lib/",
     "CUDA Version: ERR!",
     "Time-Out limit",

@@ -83,7 +83,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "nccl_timeout": _Meaning("collective_runtime_error", MEDIUM),
     "nccl_first_timeout": _Meaning("collective_runtime_error", MEDIUM),
     "nccl_error": _Meaning("collective_runtime_error", MEDIUM),
-    "container_no_gpu": _Meaning("no_modules_visible", MEDIUM),
+    "container_no_gpu": _Meaning("container_gpu_unavailable", MEDIUM),  # FX68F: the container's, not no GPU
     # nvidia-container-cli's stage errors by what they relay, the runtime's set-up (captures/container_layer.py)
     "container_cli_host_driver": _Meaning("no_modules_visible", HIGH),  # the host's kernel driver not loaded (IGC)
     "container_nvml_unknown": _Meaning("container_gpu_access", MEDIUM),  # the container's device access (IGC)
@@ -94,7 +94,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "container_cli_no_nvml_lib": _Meaning("nvml_library_not_loadable", MEDIUM),
     "container_cli_permissions": _Meaning("device_permissions", MEDIUM),
     "container_cli_lost": _Meaning("module_fell_off_bus", MEDIUM),
-    "container_cli_driver": _Meaning("api_reports_driver_state", MEDIUM),
+    "container_cli_driver": _Meaning("container_gpu_unavailable", MEDIUM),  # FX68F: the job gets no GPU
+    "container_cli_driver_wsl": _Meaning("container_gpu_unavailable", MEDIUM),  # FX68F: the same inside WSL2
     "container_cli_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "container_runtime_config": _Meaning("gpu_config_mismatch", MEDIUM),
     "framework_no_libs": _Meaning("framework_sees_no_module", MEDIUM),
@@ -128,7 +129,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "k8s_stack_not_ready": _Meaning("gpu_stack_pod_not_ready", MEDIUM),  # R4C: a GPU stack daemonset or pod not up
     "accel_no_interfaces": _Meaning("accel_scaleout_nics_absent", MEDIUM),  # R4C: Gaudi's scale-out ports absent
     "nhc_other_design": _Meaning("health_check_expects_other_design", MEDIUM),  # R4C: an SXM check on a PCIe GPU
-    "operator_driver_not_ready": _Meaning("driver_install_failed", MEDIUM),  # the GPU operator's driver validation
+    "operator_driver_not_ready": _Meaning("operator_driver_not_ready", MEDIUM),  # the GPU operator's driver validation
     "operator_operand_failing": _Meaning("gpu_config_mismatch", MEDIUM),  # a GPU operand pod failing (ops_logs)
     "gpud_unhealthy": _Meaning("node_health_check_failed", MEDIUM),  # gpud's verdict on a GPU component (ops_agents)
     "slurm_gres_no_device": _Meaning("gpu_config_mismatch", MEDIUM),

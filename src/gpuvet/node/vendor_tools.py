@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gpuvet.node.catalog import ModuleModel
+from gpuvet.node.container_fixes import CONTAINER_FIX
 from gpuvet.node.stack_fixes import OTHER_STACK_FIX
 
 
@@ -230,7 +231,7 @@ APP_ERROR_FIX = {
     "hip_no_device": "check the framework's build first (torch.version.hip None is not a ROCm build), then that the "
                      "amdgpu driver and ROCm list the modules (amd-smi list, rocminfo), the user is in the video and "
                      "render groups, and HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES",
-    **OTHER_STACK_FIX,  # R14C: the other vendors' API classes, in their own stack's commands
+    **OTHER_STACK_FIX, **CONTAINER_FIX,  # R14C: the other vendors' API classes in their stack's commands; FX68F: WSL2's
     "rocm_no_driver": "the ROCm tools found no AMD GPU: the amdgpu kernel driver (its KFD) is not loaded or brought no "
                       "module up: lsmod | grep amdgpu and dmesg | grep -i amdgpu for its init failure; install the "
                       "amdgpu-dkms of the ROCm release (or the distribution kernel's amdgpu) and its firmware; in a "
