@@ -41,6 +41,13 @@ ETHTOOL_ERRORS = ("rx_crc_errors_phy", "rx_symbol_err_phy", "rx_pcs_symbol_err_p
 RDMA_HW_ERRORS = ("local_ack_timeout_err", "packet_seq_err", "out_of_sequence", "implied_nak_seq_err",
                   "rnr_nak_retry_err", "req_cqe_error", "resp_cqe_error")
 RDMA_HW_MANY = 100
+# AWS EFA's error counters, its driver's own (hw_counters; Linux drivers/infiniband/hw/efa/efa_verbs.c): admin commands
+# failed or never completed, verbs resources the device refused (a PD, QP, CQ, MR, AH, user context, mmap), packets
+# dropped on receive, RDMA reads and writes failed, retransmit timeouts, remote peers unresponsive or impaired. A healthy
+# device counts none (issue 46, FX68E: captures/efa_counters.py; checks/nics.ethtool_errors judges any above zero)
+EFA_ERRORS = ("cmds_err", "no_completion_cmds", "alloc_pd_err", "create_qp_err", "create_cq_err", "reg_mr_err",
+              "alloc_ucontext_err", "create_ah_err", "mmap_err", "rx_drops", "rdma_read_wr_err", "rdma_write_wr_err",
+              "retrans_timeout_events", "unresponsive_remote_events", "impaired_remote_conn_events")
 # an interface's kernel counters as ifconfig and ip -s link print them (captures/netdev_stats.py): frames received or
 # sent in error; kept only on a bond, its slaves and IPoIB interfaces
 NETDEV_ERRORS = ("RX errors", "TX errors")

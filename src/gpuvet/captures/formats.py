@@ -521,6 +521,8 @@ FORMATS: tuple[Format, ...] = (
     Format("sysfs IB counters", "nics", _ib_counters, adds=True, markers=_IB_COUNTER_MARKS),  # a port's counters
     Format("RDMA fabric tools", "nics", Gated(lambda lines, _, marks: _loaded("ib_fabric.parsed")(lines, marks, Parsed)),
            adds=True, markers=nic_tools.FABRIC_MARKS),  # AX3: rdma, iblinkinfo, ibnetdiscover, ibqueryerrors, ibdiagnet
+    Format("EFA hw_counters", "nics", _found("efa_counters.parse"), adds=True, markers=nic_tools.EFA_MARKS),  # FX68E
+    Format("fi_info", "nics", _found("fi_info.parse"), adds=True, markers=nic_tools.FI_INFO_MARKS),  # FX68E
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse), markers=fabric_manager.MARKS),
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),

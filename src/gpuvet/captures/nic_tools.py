@@ -51,6 +51,11 @@ IB_DIAGS_WORDS = ("==(", '"S-', '"H-', '"R-', "vendid=", "devid=", "guid=0x", "#
                   "# Checked", "Switch:", "CA:", "Router:", " - SW ", " - CA ", " - RT ")
 IBDIAGNET_WORDS = ("-E-", "-W-", "-I-", "STAGE")
 FABRIC_MARKS = (*RDMA_WORDS, *IB_DIAGS_WORDS, *IBDIAGNET_WORDS)
+# FX68E: libfabric's fi_info (captures/fi_info.py): the default form's provider and version lines, -v's prov_name and
+# head, -l's version lines, its command line; AWS EFA's hw_counters (captures/efa_counters.py): each counter line holds
+# one of its names' parts
+FI_INFO_MARKS = ("provider:", "prov_name:", "fi_info", "version:")
+EFA_MARKS = ("_cmds", "_err", "_bytes", "_pkts", "_wrs", "_drops", "_events", "keep_alive", "lifespan")
 MAX_NUMA = 1023  # Linux numbers NUMA nodes below MAX_NUMNODES (1024 at most)
 # lshca's table: a '|'-separated header naming the PCI address and the RDMA device; each row starts with a bus id
 _LSHCA_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
@@ -81,6 +86,7 @@ class NicToolsParse:
     nics: list[Nic] = field(default_factory=list)
     kinds: list[str] = field(default_factory=list)
     netdevs: dict[tuple[str, int], tuple[str, bool]] = field(default_factory=dict)  # ibdev2netdev
+    notes: list[str] = field(default_factory=list)  # what a listing says beside its devices (fi_info's providers, FX68E)
 
 
 def _blocks(lines: list[Line], head: re.Pattern[str], port: re.Pattern[str],

@@ -139,12 +139,21 @@ def _banner(lines: list[Line]) -> set[int]:
     return {ln.no for ln in lines if ("*" in ln.text or "Waiting" in ln.text) and _WAITING.match(ln.text)}
 
 
+def _own_lines(lines: list[Line]) -> list[Line]:
+    """Issue 46 (FX68E): ``lines``, less 'No IB devices found' where the text runs rdma-core's device listing
+    (ibv_devinfo, ibv_devices) and no perftest title: the listing prints it itself (absent_stack.py reads it)."""
+    if not any("ibv_dev" in ln.text and ("ibv_devinfo" in ln.text or "ibv_devices" in ln.text) for ln in lines) \
+            or any(_TITLE.match(ln.text) for ln in lines):
+        return lines
+    return [ln for ln in lines if "No IB devices" not in ln.text]
+
+
 def parse(lines: list[Line]) -> PerftestParse:
     out = PerftestParse()
     run: PerftestRun | None = None
     unit = "MB"
     near = perftest_failures.beside_own(lines) if any("mismatch: local=" in ln.text for ln in lines) else set()
-    for ln in lines:
+    for ln in _own_lines(lines):
         if _failure(ln.text, run is not None or ln.no in near):
             if run is None:
                 run = PerftestRun("perftest (header not in the capture)")

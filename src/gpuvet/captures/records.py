@@ -58,6 +58,9 @@ class ModuleHealth:
     fabric_state: str | None = None  # -q 'Fabric/State': the NVLink domain registration (Completed, In Progress)
     fabric_status: str | None = None  # -q 'Fabric/Status': Success, or the fabric manager's error
     fabric_health: str | None = None  # -q 'Fabric/Health/Summary' (newer drivers): Healthy, Unhealthy, …
+    # FX68E: the Health fields away from their healthy value, as printed ('Bandwidth Degraded, Route Unhealthy True')
+    fabric_health_detail: str | None = None
+    fabric_clique: str | None = None  # FX68E: -q 'Fabric/CliqueId' and 'Fabric/ClusterUUID', as printed
     unreadable: tuple[str, ...] = ()  # fields the tool printed as ERR! or Unknown Error: NVML cannot read the module
     reset_told: str | None = None  # -q 'GPU Reset Status' Yes or 'GPU Recovery Action' other than None, as printed
     lost_told: str | None = None  # a field NVML answered 'GPU is lost' (NVML_ERROR_GPU_IS_LOST): the module is lost

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpuvet.captures import nv_driver_faults
+from gpuvet.captures import nv_driver_faults, smi_fabric
 from gpuvet.captures.dedupe import merge_smi
 from gpuvet.captures.lines import TextLines, starting, walk
 from gpuvet.captures.records import AMBIGUOUS_ECC, UNNAMED, ModuleHealth, SmiProcess, SmiTextModule
@@ -161,6 +161,7 @@ def _finish(r: _Reader) -> SmiText:
     out.notes += _cut(read)
     out.modules, twice = merge_smi(read)  # -q twice (bug reports): one module
     out.notes += twice
+    out.notes += smi_fabric.domains(out.modules)  # FX68E: the NVLink domain each module joined
     if out.attached is not None and out.modules and len(out.modules) < out.attached:
         out.notes.append(f"nvidia-smi -q: 'Attached GPUs : {out.attached}' but the paste lists {len(out.modules)} GPU "
                          f"block(s): {out.attached - len(out.modules)} module(s) of the node are not in the capture "
@@ -347,6 +348,7 @@ def health(m: SmiTextModule) -> ModuleHealth:
         sm_clock_max_mhz=reading(_exact(f, "Max Clocks/SM"), CLOCK_MHZ, "Max Clocks/SM", bad), corrupt=tuple(bad),
         fabric_state=_told(get(f, "Fabric/State")), fabric_status=_told(get(f, "Fabric/Status")),
         fabric_health=_told(get(f, "Fabric/Health/Summary")),
+        fabric_health_detail=smi_fabric.health_detail(f), fabric_clique=smi_fabric.clique(f),  # FX68E
         unreadable=(*(k for k in m.unread if not _HOST_SIDE.search(k)), *unreadable(f)),
         unread_as=tuple(dict.fromkeys((*m.unread_as, *(f[k].strip() for k in unreadable(f))))),
         not_read=(*m.not_read, *(k for k, v in f.items() if _NOT_KNOWN.fullmatch(v.strip()))),

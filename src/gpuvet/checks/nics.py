@@ -18,6 +18,7 @@ from gpuvet import knowledge
 from gpuvet.backends.nic_readings import (
     ACTIVE,
     COUNTER_LIMITS,
+    EFA_ERRORS,
     ETHTOOL_ERRORS,
     ETHTOOL_LINK_DOWNS,
     IB_ERROR_THRESHOLDS,
@@ -302,7 +303,11 @@ def ethtool_errors(readings: NicReadings) -> list[NicVerdict]:
             bad += [f"{k} {v:,}" for k, v in port.counters.items() if k in ETHTOOL_LINK_DOWNS and v >= LINK_DOWNS_MANY]
             hw = [f"{k} {v:,}" for k, v in port.counters.items() if k in RDMA_HW_ERRORS and v > RDMA_HW_MANY]  # R3C
             netdev = [f"{k} {v:,}" for k, v in port.counters.items() if k in NETDEV_ERRORS and v > 0]
-            if bad or hw or netdev:
+            efa = [f"{k} {v:,}" for k, v in port.counters.items() if k in EFA_ERRORS and v > 0]  # FX68E
+            if efa and not (bad or hw or netdev):
+                out.append(NicVerdict("nic_errors", nic.device, f"{_label(nic, port)}: {', '.join(efa)} (EFA "
+                                      "hw_counters, since the driver loaded)", EFA_FIX, _label(nic, port)))
+            elif bad or hw or netdev:
                 said = [*([f"{', '.join(bad)} (ethtool -S, since the driver loaded)"] if bad else []),
                         *([f"{', '.join(hw)} (hw_counters: RDMA retransmits/lost packets)"] if hw else []),
                         *([f"{', '.join(netdev)} (ifconfig/ip -s link: frames damaged, since it came up)"]
@@ -317,6 +322,14 @@ RDMA_LOSS_FIX = ("the fabric lost RDMA packets (retransmit timeouts, sequence er
                  "first (PFC enabled on the priority RoCE traffic uses: mlnx_qos -i NETDEV, its ethtool -S "
                  "rx_prioN_packets; ECN/DCQCN on the NIC and the switch; the job's traffic class, NCCL_IB_TC); then the "
                  "link: mlxlink -d DEV -m -c -e for its BER, the cable and the switch port's counters")
+
+
+# FX68E: what an EFA device's error counters point at (its driver's counters: efa_verbs.c)
+EFA_FIX = ("EFA counted errors: cmds_err/no_completion_cmds are the device's admin queue (dmesg | grep efa; a device "
+           "that stops answering is replaced by stopping and starting the instance); *_err on create/alloc/reg are "
+           "verbs resources refused (ulimit -l, the number of QPs/MRs the job opens); rx_drops, retrans_timeout_events, "
+           "unresponsive_remote_events and impaired_remote_conn_events are the fabric or a peer (the security group "
+           "must allow all traffic to itself; fi_info -p efa on both ends; the peer instance's own counters)")
 
 
 def peer_memory(readings: NicReadings, module_vendors: set[str]) -> list[NicVerdict]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from gpuvet.backends.readings import FabricState
 from gpuvet.captures.records import ModuleHealth
-from gpuvet.checks.fabric import live_problem
+from gpuvet.checks.fabric import degraded, live_problem
 from gpuvet.doctor.evidence import Evidence
 from gpuvet.doctor.model import Cited, Finding, finding
 from gpuvet.doctor.outcome import HIGH, MEDIUM, Outcome, clear, confirmed, unknown
@@ -25,6 +25,9 @@ if TYPE_CHECKING:  # the parser loads when a fabric manager log was read
 
 def _problem(h: ModuleHealth) -> str | None:
     state, status, health = h.fabric_state, h.fabric_status, h.fabric_health
+    if degraded(state, status, health):  # FX68E: registered, the fabric under it degraded (fabric_degraded)
+        detail = f" ({h.fabric_health_detail})" if h.fabric_health_detail else ""
+        return f"registered (State {state}, Status {status or 'not printed'}) but fabric health {health}{detail}"
     if state is not None and state.lower() != "completed":
         return f"fabric state {state}: not registered with the NVLink fabric"
     if status is not None and status.lower() != "success":
@@ -65,12 +68,18 @@ def fabric_registration(ev: Evidence) -> Outcome:
         if live is not None:
             return live
         return unknown(f"no Fabric section read (give {vendor_tools.GIVE['fabric_section']})")
-    found = [finding("fabric_unregistered", HIGH, module=h.module, fix=f"{vendor_tools.FABRIC_STATE_LOOK}; "
-                     f"{vendor_tools.FABRIC_STATE_FIX}", reading=problem, state=h.fabric_state,
-                     status=h.fabric_status, health=h.fabric_health)
-             for h in read if (problem := _problem(h)) is not None]
+    found = [finding(kind, HIGH, module=h.module, fix=None if low else f"{vendor_tools.FABRIC_STATE_LOOK}; "
+                     f"{vendor_tools.FABRIC_STATE_FIX}", reading=problem,  # degraded: the knowledge base's action
+                     state=h.fabric_state, status=h.fabric_status, health=h.fabric_health,
+                     carried={"clique": h.fabric_clique} if h.fabric_clique else None)
+             for h in read if (problem := _problem(h)) is not None
+             for low in [degraded(h.fabric_state, h.fabric_status, h.fabric_health)]
+             for kind in ["fabric_degraded" if low else "fabric_unregistered"]]
     if found:
-        return confirmed(f"{len(found)} module(s) not in the NVLink domain", *found)
+        out = [f for f in found if f.cause == "fabric_unregistered"]
+        said = f"{len(out)} module(s) not in the NVLink domain" if out else \
+            f"{len(found)} module(s) in the NVLink domain on a degraded fabric"
+        return confirmed(said, *found)
     source = ev.smi_source()
     return clear(f"{len(read)} module(s) registered with the NVLink fabric",
                  *(Cited(source, "Fabric State / Status", f"{h.fabric_state} / {h.fabric_status}", h.module)
