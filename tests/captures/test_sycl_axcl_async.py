@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from gpuvet.captures import accel_tools, axcl_smi, compute_listing, hl_smi_async, sycl_devices
+from gpuvet.captures import accel_tools, axcl_smi, compute_listing, hl_smi_async, npu_smi, sycl_devices
 from gpuvet.captures.records import ListedParse
-from gpuvet.captures.text import clean
+from gpuvet.captures.text import Line, clean
 from tests.support.helpers import capture_json
 
 _SYCL_LS = (
@@ -229,3 +229,74 @@ def test_a_sycl_ls_of_two_nvidia_cards_is_one_node_of_two(tmp_path: Path) -> Non
     modules = data["modules"]
     assert isinstance(modules, list) and [m["model"] for m in modules] == ["NVIDIA A100-SXM4-80GB"] * 2
     assert not any("left out of this node" in n for n in data["notes"])  # type: ignore[attr-defined]
+
+
+def test_a_file_of_another_vendor_names_the_sycl_list_in_plain_words(tmp_path: Path) -> None:
+    data = capture_json(tmp_path, "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-12345678-1234-1234-1234-123456789abc)\n"
+                                  "[level_zero:gpu][level_zero:0] Intel(R) Level-Zero, Intel(R) Arc(TM) A770 Graphics "
+                                  "12.55.8 [1.3.26918]\n", "inventory")
+    said = " ".join(data["notes"])  # type: ignore[arg-type]
+    assert "also holds the SYCL runtime's SYCL device list" in said and "devices's" not in said
+
+
+_HL_RUN = ("Timestamp: 100 ms, Packet: Temperature, Field: temperature.aip, Data: {t}\n"
+           "Timestamp: 120 ms, Packet: Perf, Field: utilization.aip, Data: {u}\n")
+
+
+def test_hl_smi_async_runs_of_two_devices_are_two_cards_never_one() -> None:
+    out = _read(hl_smi_async.read, "$ sudo hl-smi-async -D 0000:b1:00.0 -O console -L info -I 5\n"
+                + _HL_RUN.format(t=52, u=97) + "$ sudo hl-smi-async -D 0000:b2:00.0 -O console -L info -I 5\n"
+                + _HL_RUN.format(t=61, u=0))
+    assert [(m.bus_id, m.temperature_c) for m in out.modules] == [("0000:B1:00.0", 52.0), ("0000:B2:00.0", 61.0)]
+    assert [m.state.busy_pct for m in out.modules if m.state] == [97.0, 0.0]
+
+
+def test_hl_smi_async_runs_naming_no_device_put_their_readings_on_no_card() -> None:
+    out = _read(hl_smi_async.read, "$ for d in 0000:b1:00.0 0000:b2:00.0; do sudo hl-smi-async -D $d -O console; done\n"
+                "Starting telemetry data collection\n" + _HL_RUN.format(t=52, u=97)
+                + "Starting telemetry data collection\n" + _HL_RUN.format(t=95, u=0))
+    assert out.modules == [] and sum("on no card" in n for n in out.notes) == 2
+
+
+def test_axcl_smi_tables_repeated_are_each_card_once_with_its_processes_once() -> None:
+    out = _read(axcl_smi.read, ("$ axcl-smi\n" + _AXCL) * 3)
+    assert [m.label for m in out.modules] == ["Card 0", "Card 1"]
+    assert [p.pid for p in out.modules[0].processes or ()] == ["1201"] and out.modules[1].processes == ()
+    assert len(out.notes) == len(set(out.notes)) == 3
+
+
+def test_axcl_smi_watch_log_is_bounded_and_linear() -> None:
+    def cpu_time(n: int) -> tuple[float, ListedParse]:
+        lines = clean(("$ axcl-smi\n" + _AXCL) * n).lines
+        t = time.process_time()
+        out = _read_lines(axcl_smi.read, lines)
+        return time.process_time() - t, out
+
+    (small, _), (big, out) = cpu_time(200), cpu_time(3200)
+    assert len(out.modules) == 2 and len(out.notes) == 3 and len(out.modules[0].processes or ()) == 1
+    assert big < 40 * max(small, 1e-3)
+
+
+def _read_lines(reader: object, lines: list[Line]) -> ListedParse:
+    out = ListedParse()
+    reader(lines, out)  # type: ignore[operator]
+    return out
+
+
+def test_npu_smi_process_row_of_dashes_is_no_process_and_no_cut_chip() -> None:
+    out = npu_smi.parse(clean(
+        "+-----------------------+-----------------+------------------------------------------+\n"
+        "| npu-smi 23.0.rc2                      Version: 23.0.rc2                            |\n"
+        "+-----------------------+-----------------+------------------------------------------+\n"
+        "| NPU     Name          | Health          | Power(W)     Temp(C)    Hugepages-Usage(page) |\n"
+        "| Chip    Device        | Bus-Id          | AICore(%)    Memory-Usage(MB)             |\n"
+        "+=======================+=================+==========================================+\n"
+        "| 0       310B4         | OK              | 0.0          52         15    / 15        |\n"
+        "| 0       0             | NA              | 0            3123 / 15609                 |\n"
+        "+=======================+=================+==========================================+\n"
+        "| NPU     Chip          | Process id      | Process name             | Process memory(MB) |\n"
+        "+=======================+=================+==========================================+\n"
+        "| 0       0             | -               | -                        | -                  |\n"
+        "+=======================+=================+==========================================+\n").lines)
+    assert [m.name for m in out.modules] == ["310B4"]
+    assert not any("cut" in n for n in out.notes) and 12 in out.claimed

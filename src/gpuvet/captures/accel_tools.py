@@ -459,4 +459,4 @@ def vendor(listed: ListedParse) -> str:
     return "Intel Gaudi" if tools & {HL_SMI, HABANALABS, hl_smi_async.TOOL} else \
         "Axera" if axcl_smi.TOOL in tools else "AWS Neuron" if NEURON_LS in tools else \
         "Tenstorrent" if TT_SMI in tools else "another vendor (nvtop -s)" if NVTOP in tools else \
-        "the SYCL runtime's devices" if sycl_devices.TOOL in tools else "another vendor"
+        "the SYCL runtime" if sycl_devices.TOOL in tools else "another vendor"

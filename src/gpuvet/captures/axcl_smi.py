@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from gpuvet.captures.lazy_re import lazy
 from gpuvet.captures.records import ListedModule, ListedParse, SmiProcess, StateReading
-from gpuvet.captures.text import Line
+from gpuvet.captures.text import MAX_MODULES, Line
 
 TOOL = "axcl-smi"
 MARKERS = ("AXCL-SMI",)
@@ -24,31 +24,55 @@ _PROC = lazy(r"^\s*\|\s*(\d{1,3})\s+(\d{1,9})\s+(\S{1,200})\s+(\d{1,12}\s*[KMG]i
 _FRAME = lazy(r"^\s*[+|][-=+|]*\s*$|^\s*\|\s*(?:Card\s+Name|Fan\s+Temp|Processes:|Card\s+PID)")
 
 
+_MAX_PROCS = 64  # processes kept per card
+
+
 def read(lines: list[Line], out: ListedParse) -> None:
-    """The cards of every axcl-smi table in the lines, with the processes its Processes section lists on them."""
+    """The cards of the axcl-smi tables in the lines, each as its last table lists it, with the processes that
+    table's Processes section lists on it (a watch log's thousand tables are one card each, never a thousand copies)."""
     if not any("AXCL-SMI" in ln.text for ln in lines):
         return
-    procs: dict[str, list[SmiProcess]] = {}
+    cards: dict[str, ListedModule] = {}
+    procs: dict[str, dict[str, SmiProcess]] = {}  # this table's, by card index then pid
+    table: list[str] = []  # this table's cards' bus ids
+    notes: dict[str, None] = {}
     for i, ln in enumerate(lines):
         text = ln.text
         if (b := _BANNER.match(text)) is not None:
+            _attach(cards, table, procs)
+            table, procs = [], {}
             out.driver = b.group(2)
-            out.notes.append(f"{TOOL}: version {b.group(1)}, driver {b.group(2)}")
+            notes[f"{TOOL}: version {b.group(1)}, driver {b.group(2)}"] = None
         elif (r := _ROW1.match(text)) is not None:
             second = _ROW2.match(lines[i + 1].text) if i + 1 < len(lines) else None
-            out.modules.append(_card(r, second))
-            out.notes.append(f"{TOOL}: card {r.group(1)} {r.group(2)}: firmware {r.group(3)}")
+            card = _card(r, second)
+            if card.bus_id in cards or len(cards) < MAX_MODULES:
+                cards[card.bus_id or card.label] = card
+                table.append(card.bus_id or card.label)
+            notes[f"{TOOL}: card {r.group(1)} {r.group(2)}: firmware {r.group(3)}"] = None
             out.claimed |= {ln.no} | ({lines[i + 1].no} if second else set())
             continue
         elif (p := _PROC.match(text)) is not None and not _ROW2.match(text):
-            procs.setdefault(p.group(1), []).append(SmiProcess(p.group(2), "C", p.group(3), p.group(4)))
+            held = procs.setdefault(p.group(1), {})
+            if p.group(2) in held or len(held) < _MAX_PROCS:
+                held[p.group(2)] = SmiProcess(p.group(2), "C", p.group(3), p.group(4))
         elif not _FRAME.match(text):
             continue
         out.claimed.add(ln.no)
-    if any(m.tool == TOOL for m in out.modules):
+    _attach(cards, table, procs)
+    if cards:
         out.kinds.append(TOOL)
-        out.modules = [replace(m, processes=tuple(procs.get(m.label.split()[-1], ())))
-                       if m.tool == TOOL and procs else m for m in out.modules]
+        out.modules += cards.values()
+        out.notes += notes
+
+
+def _attach(cards: dict[str, ListedModule], table: list[str], procs: dict[str, dict[str, SmiProcess]]) -> None:
+    """A table's processes onto its own cards (by the card index its Processes rows print)."""
+    if not procs:
+        return
+    for key in table:
+        card = cards[key]
+        cards[key] = replace(card, processes=tuple(procs.get(card.label.split()[-1], {}).values()))
 
 
 def _card(r: re.Match[str], second: re.Match[str] | None) -> ListedModule:

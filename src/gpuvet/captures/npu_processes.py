@@ -15,6 +15,8 @@ from gpuvet.captures.text import Line
 
 _HEADER = re.compile(r"^\s*\|\s*NPU\s+Chip\s*\|\s*Process id\s*\|\s*Process name\s*\|\s*Process memory")
 _ROW = re.compile(r"^\s*\|\s*(\d{1,4})\s+(\d{1,3})\s*\|\s*(\d{1,10})\s*\|\s*([^|]*?)\s*\|\s*([^|]*?)\s*\|\s*$")
+# issue 46: a chip running nothing, as Ascend's 310B boards print it ('| 0  0 | - | - | - |'): read, no process
+_NONE = re.compile(r"^\s*\|\s*\d{1,4}\s+\d{1,3}\s*\|\s*-{1,2}\s*\|\s*-{1,2}\s*\|\s*-{1,2}\s*\|\s*$")
 _BREAK = re.compile(r"^\s*\|\s*(?:NPU\s+Name|NPU\s+Chip\s*\|\s*Bus-Id)")  # another chip table's header
 
 
@@ -31,7 +33,7 @@ def read(lines: list[Line], out: ListedParse) -> set[int]:
             rows.add(ln.no)
         elif _BREAK.match(ln.text):
             under = False
-        elif under and _ROW.match(ln.text):
+        elif under and (_ROW.match(ln.text) or _NONE.match(ln.text)):
             rows.add(ln.no)
     out.claimed |= rows
     return rows
