@@ -84,3 +84,79 @@ def test_an_audio_function_of_no_gpu_is_not_said_to_be_one(tmp_path) -> None:
             "01:00.0 VGA compatible controller: NVIDIA Corporation GK104 [GeForce GTX 770] (rev a1)\n")
     notes = " ".join(str(n) for n in capture_json(tmp_path, text, "doctor")["notes"])  # type: ignore[union-attr]
     assert "is a function of the GPU card" not in notes
+
+
+def _vgpu_q(status: str) -> str:
+    """A vGPU guest's nvidia-smi -q block (the vGPU software licensing guide's layout)."""
+    return ("==============NVSMI LOG==============\n\nDriver Version                            : 550.90.07\n"
+            "Attached GPUs                             : 1\nGPU 00000000:02:01.0\n"
+            "    Product Name                          : GRID A100-4C\n"
+            "    vGPU Software Licensed Product\n"
+            "        Product Name                      : NVIDIA Virtual Compute Server\n"
+            f"        License Status                    : {status}\n")
+
+
+@pytest.mark.parametrize("status", ["Unlicensed", "Unlicensed (Restricted)", "Unlicensed (Unrestricted)"])
+def test_an_unlicensed_vgpu_is_a_warn(tmp_path, status: str) -> None:
+    from tests.support.helpers import capture_findings, capture_json
+    assert capture_findings(tmp_path, _vgpu_q(status)) == {("vgpu_unlicensed", None): "warn"}
+    models = [m["model"] for m in capture_json(tmp_path, _vgpu_q(status), "inventory")["modules"]]  # type: ignore
+    assert models == ["GRID A100-4C"]  # the licensed edition is no GPU model
+
+
+def test_a_licensed_vgpu_is_quiet(tmp_path) -> None:
+    from tests.support.helpers import capture_findings
+    found = capture_findings(tmp_path, _vgpu_q("Licensed (Expiry: 2026-12-31 23:59:59 GMT)"))
+    assert not [k for k, sev in found.items() if sev in ("warn", "critical")]
+
+
+def test_the_licence_excerpt_alone_names_no_model(tmp_path) -> None:
+    from tests.support.helpers import capture_findings, capture_json
+    text = ("    vGPU Software Licensed Product\n        Product Name                      : NVIDIA RTX Virtual "
+            "Workstation\n        License Status                    : Unlicensed (Restricted)\n")
+    assert capture_findings(tmp_path, text) == {("vgpu_unlicensed", None): "warn"}
+    models = [m["model"] for m in capture_json(tmp_path, text, "inventory")["modules"]]  # type: ignore
+    assert "NVIDIA RTX Virtual Workstation" not in models
+
+
+VGPU_BOX = """Mon Dec  7 10:12:01 2026
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 550.90.05              Driver Version: 550.90.05                 |
+|---------------------------------+------------------------------+------------+
+| GPU  Name                       | Bus-Id                       | GPU-Util   |
+|      vGPU ID     Name           | VM ID     VM Name            | vGPU-Util  |
+|=================================+==============================+============|
+|   0  NVIDIA A40                 | 00000000:41:00.0             |  12%       |
+|      3251634178  NVIDIA A40-8Q  | 993087    win11-vdi-1        |     9%     |
+|      3251634179  NVIDIA A40-8Q  | 993088    rhel9-cuda-2       |     3%     |
++---------------------------------+------------------------------+------------+
+|   1  NVIDIA A40                 | 00000000:C1:00.0             |   0%       |
++---------------------------------+------------------------------+------------+
+"""
+
+
+def test_the_vgpu_box_alone_is_its_gpus_with_their_vgpus(tmp_path) -> None:
+    from tests.support.helpers import capture_json
+    inv = capture_json(tmp_path, VGPU_BOX, "inventory")
+    assert [(m["model"], m["bus_id"]) for m in inv["modules"]] == [  # type: ignore[union-attr]
+        ("NVIDIA A40", "0000:41:00.0"), ("NVIDIA A40", "0000:C1:00.0")]
+    data = capture_json(tmp_path, VGPU_BOX)
+    notes = " ".join(str(n) for n in data["notes"])  # type: ignore[union-attr]
+    assert "2 vGPU(s) running: vGPU 3251634178 NVIDIA A40-8Q on VM win11-vdi-1 (993087), 9% busy" in notes
+    assert "GPU 1 NVIDIA A40 at 0000:C1:00.0 (a vGPU host's GPU): no vGPU running" in notes
+    assert "not output gpuvet reads" not in notes
+    assert not [f for f in data["findings"] if f["severity"] in ("warn", "critical")]  # type: ignore[union-attr]
+
+
+def test_a_vgpu_hosts_q_with_a_grep_cut_is_one_gpu_and_says_its_mode(tmp_path) -> None:
+    from tests.support.helpers import capture_json
+    text = ("==============NVSMI LOG==============\n\nDriver Version                            : 550.90.05\n"
+            "Attached GPUs                             : 1\nGPU 00000000:41:00.0\n"
+            "    Product Name                          : NVIDIA A40\n    vGPU Device Capability\n"
+            "        Fractional Multi-vGPU             : Supported\n    MIG Mode\n"
+            "        Current                           : N/A\n--\n    GPU Virtualization Mode\n"
+            "        Virtualization Mode               : Host VGPU\n        Host VGPU Mode                    : SR-IOV\n")
+    inv = capture_json(tmp_path, text, "inventory")
+    assert [m["model"] for m in inv["modules"]] == ["NVIDIA A40"]  # type: ignore[union-attr]
+    notes = " ".join(str(n) for n in capture_json(tmp_path, text)["notes"])  # type: ignore[union-attr]
+    assert "GPU Virtualization Mode: Host VGPU (SR-IOV)" in notes

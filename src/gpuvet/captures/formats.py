@@ -8,9 +8,9 @@ shape is the least specific) read what the others left. ``SHARED`` formats see t
 the format before them (read side by side, their claims do not hide lines from each other);
 ``ALL`` sees every line whatever was claimed.
 
-A format's parser may be named by its module and attribute (``_one("smi_list.parse")``): the module is
-imported on its first run, so a text without the format's markers never imports it (issue 43: the
-readers' imports were a third of a short capture's startup). A parser given as a function still works.
+A format's parser may be named by its module and attribute (``_one("smi_list.parse")``): imported on its first run,
+so a text without the format's markers never imports it (issue 43: the readers' imports were a third of a short
+capture's startup). A parser given as a function still works.
 """
 
 from __future__ import annotations
@@ -225,9 +225,8 @@ def _found(parse: str) -> Callable[[list[Line], str], Parsed]:
     return run
 
 
-def _kernel(lines: list[Line], where: str, marks: Marks) -> Parsed:
-    got = kernel.parse(lines, marks)  # the words it looks for that the text lacks are not searched
-    return Parsed(got, got.claimed, found=bool(got.claimed))
+def _kernel(lines: list[Line], where: str, marks: Marks) -> Parsed:  # the words the text lacks are not searched
+    return Parsed(got := kernel.parse(lines, marks), got.claimed, found=bool(got.claimed))
 
 
 def _ops_layer(lines: list[Line], where: str, marks: Marks) -> Parsed:
@@ -277,8 +276,7 @@ def read_hosted(fc: FileCapture, cleaned: Cleaned) -> None:
 
 
 def _amd(lines: list[Line], where: str, marks: Marks) -> Parsed:
-    got = amd_smi.parse(lines, marks)
-    return Parsed(got, got.claimed, kinds=tuple(got.kinds))
+    return Parsed(got := amd_smi.parse(lines, marks), got.claimed, kinds=tuple(got.kinds))
 
 
 def _aside(parse: str) -> Callable[[list[Line], str], Parsed]:
@@ -293,19 +291,17 @@ def _xml(lines: list[Line], where: str) -> Parsed:
 
 
 def _nccl(lines: list[Line], where: str) -> Parsed:
-    got = bench.parse_nccl(lines, where)
-    return Parsed(got, got.claimed, found=bool(got.claimed))
+    return Parsed(got := bench.parse_nccl(lines, where), got.claimed, found=bool(got.claimed))
 
 
 def _no_devices(lines: list[Line], where: str) -> Parsed:
-    """nvidia-smi's whole answer when the driver brought up no module: lspci's parse claims the line
-    and keeps it (``LspciParse.smi_none``); here it only names the file, after the kinds read beside it."""
+    """nvidia-smi's answer when the driver brought up no module: lspci's parse claims and keeps the line
+    (``LspciParse.smi_none``); here it only names the file, after the kinds read beside it."""
     return Parsed(None, set(), found=any("No devices were found" in ln.text and links.smi_none(ln.text) for ln in lines))
 
 
-def _rbt_validation(lines: list[Line], where: str) -> Parsed:
-    got = rocm_validation.parse(lines)  # its header alone is claimed; named only with PASS/FAIL cells
-    return Parsed(got, got.claimed, found=bool(got.checks))
+def _rbt_validation(lines: list[Line], where: str) -> Parsed:  # its header alone is claimed; named with PASS/FAIL
+    return Parsed(got := rocm_validation.parse(lines), got.claimed, found=bool(got.checks))
 
 
 def _hccl(lines: list[Line], where: str) -> Parsed:
@@ -322,8 +318,7 @@ def _pcie_status(lines: list[Line], where: str) -> Parsed:
 
 
 def _nics(lines: list[Line], where: str) -> Parsed:
-    got, claimed = nic_tools.parse(lines)
-    return Parsed(got, claimed, kinds=tuple(got.kinds))
+    return Parsed((got := nic_tools.parse(lines))[0], got[1], kinds=tuple(got[0].kinds))
 
 
 def _ib_counters(lines: list[Line], where: str) -> Parsed:
@@ -436,7 +431,7 @@ _HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault",
 _OLD_NCCL = Needing(re.compile(r":\d{1,9} \[\d{1,4}\] (?:\S{1,120}:\d{1,6} )?(?:INFO|WARN) "), ("INFO", "WARN"))
 _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion", _OLD_NCCL)  # a bare IB error; NCCL 2.0-2.2's prefix
 
-TABLE, QUERY = "nvidia-smi table", "nvidia-smi --query-gpu"
+TABLE, QUERY, VGPU = "nvidia-smi table", "nvidia-smi --query-gpu", "nvidia-smi vgpu"
 # a --query-gpu table opens with its header (smi_query._columns: query names, each lower case first, split by commas)
 # or under the command line: not any ',' (issue 43: every bug report's, its walk of every line 0.03 s of 20 MB)
 _QUERY_HEAD = Needing(re.compile(r"\n[^\S\n]*[a-z][a-z0-9_.]{1,60}(?:[^\S\n]*\[[^\]\n]{1,12}\])?[^\S\n]*,[^\S\n]*[a-z]"),
@@ -555,6 +550,8 @@ FORMATS: tuple[Format, ...] = (
     Format("Ascend runtime codes", "app_errors", _one("ascend_codes.parse"), ALL, adds=True, markers=ascend_marks.CODES),
     Format("hccn_tool", "app_errors", _one("hccn_tool.parse"), ALL, adds=True, markers=ascend_marks.HCCN),  # ASC
     Format("lspci ACS control", "app_errors", _one("pcie_acs.parse"), ALL, adds=True, markers=("ACSCtl:", "ACSCap:")),
+    Format("vGPU licence status", "app_errors", lambda lines, _: _loaded("vgpu_license.parsed")(lines, Parsed), ALL,
+           adds=True, markers=("License Status",)),  # issue 46 (BJ): a vGPU guest's -q licence, read beside -q
     Format("show_gids/ethtool/mthreads-gmi/dcgmi -l table", "app_errors", _one("side_tables.parse"), ALL, adds=True,
            markers=SIDE_MARKS),
     Format("ROCm/HIP error lines", "app_errors", _one("hip_errors.parse"), SHARED, adds=True,
@@ -587,6 +584,7 @@ FORMATS: tuple[Format, ...] = (
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
     Format(WHEA, "aer", _one("whea.parse"), ALL, adds=True, markers=WHEA_MARKS),  # WIN: Windows' AER records
     Format(EVENTS, "kernel", _one("windows.parse"), ALL, adds=True, markers=MARKS),  # after the table: its CUDA ERR! too
+    Format(VGPU, None, _kept("smi_vgpu.listing"), ALL, markers=("vGPU ID",)),  # issue 46 (BJ): its header's row
     Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
     # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)

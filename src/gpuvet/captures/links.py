@@ -303,11 +303,10 @@ def parse_lspci(lines: list[Line]) -> LspciParse:
             _said(out, dev)
             out.listed.append(ListedGpu(dev.device, dev.vendor, _VENDOR_WORDS.sub("", dev.name or "").strip(), link))
             _gone(out, dev)
-    _companions(out, devs)
-    return _others(out, devs)
+    return _others(_companions(out, devs), devs)
 
 
-def _companions(out: LspciParse, devs: list[_Dev]) -> None:
+def _companions(out: LspciParse, devs: list[_Dev]) -> LspciParse:
     """Issue 46 (BJ): a GPU card's other functions (its HDMI/DP audio at .1, a Turing card's USB-C and UCSI at .2,
     .3) belong to the GPU at function 0 of the same slot: said with it (passed through to a VM together, one IOMMU
     group), never a module and never skipped."""
@@ -321,6 +320,7 @@ def _companions(out: LspciParse, devs: list[_Dev]) -> None:
         what = _VENDOR_WORDS.sub("", name.split(": ", 1)[-1]).strip()
         out.notes.append(f"lspci: {dev.device} ({what}) is a function of the GPU card at {gpus[slot]} (its "
                          f"{kind.group(1).lower()} function): part of that GPU, not a module")
+    return out
 
 
 # a bridge's port: its LnkCap is the port's own, and a narrower device below it is no fault

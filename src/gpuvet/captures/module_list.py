@@ -19,6 +19,7 @@ from gpuvet.captures.formats import (
     QUERY,
     RIG,
     TABLE,
+    VGPU,
     WINDOWS,
     FileCapture,
 )
@@ -37,6 +38,7 @@ def choose_smi(fc: FileCapture, kept: dict[str, object], lines: list[Line]) -> s
         fc.smi = None  # issue 46: another tool's 'Key : value' block read by -q's reader; another list names them
         fc.kinds = [k for k in fc.kinds if k != "nvidia-smi -q"]
     if fc.smi is not None and not _processes_only(fc.smi):
+        _vgpus_beside(fc.smi, kept)
         return None
     if (listed := _other_list(fc, kept)) is not None:
         kind, smi = listed
@@ -133,6 +135,12 @@ def _foreign(smi: smi_text.SmiText) -> bool:
                                                                               for p in m.fields) for m in smi.modules)
 
 
+def _vgpus_beside(smi: smi_text.SmiText, kept: dict[str, object]) -> None:
+    """Issue 46 (BJ): nvidia-smi vgpu's box beside -q: -q's modules are the list, the box's vGPUs are said."""
+    if isinstance(box := kept.get(VGPU), smi_text.SmiText):
+        smi.notes += box.notes
+
+
 def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, smi_text.SmiText] | None:
     """The first other module list that holds modules and its kind (None: deviceQuery, named among the samples)."""
     table, query = kept[TABLE] or smi_text.SmiText(), kept[QUERY] or smi_text.SmiText()  # None: not run (no markers)
@@ -143,7 +151,8 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
         return monitor_tools.kinds_of(screen) or MONITOR, monitor_tools.beside(table, screen)
     if table.modules or query.modules:
         return (TABLE, table) if table.modules else (QUERY, query)
-    for kind, listed in ((RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]), (DISCOVERY, kept[DISCOVERY]),
+    for kind, listed in ((VGPU, kept[VGPU]), (RIG, kept[RIG]), (EXPORTER, kept[EXPORTER]), (FIELDS, kept[FIELDS]),
+                         (DISCOVERY, kept[DISCOVERY]),
                          ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"]),
                          (RUNTIME, kept[RUNTIME]), (NCCL_TOPO, kept[NCCL_TOPO]), ("tegrastats", kept["tegrastats"]),
                          (WINDOWS, kept[WINDOWS]), ("NVML values (a binding's)", kept["NVML values (a binding's)"])):

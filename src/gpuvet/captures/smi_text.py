@@ -24,17 +24,18 @@ from gpuvet.errors import CaptureError
 _GPU = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 # the key ends on a non-blank: the blanks before ':' are never split with it (quadratic on a long line, review 55)
 _KV = re.compile(r"^(\s*)([^\s\"{\[|+#<](?:[^:]*?[^\s:])?)\s+:(?:\s+(.*))?$")
-_SECTION = re.compile(r"^(\s+)([A-Z][\w .()/-]{1,60})$")
+_SECTION = re.compile(r"^(\s+)((?:[A-Z]|vGPU )[\w .()/-]{1,60})$")  # and -q's vGPU sections (vGPU Software Licensed Product)
 _TOP = re.compile(r"^(=+NVSMI LOG=+|Timestamp\s+:|Driver Version\s+:|CUDA Version\s+:|Attached GPUs\s+:)")
 # a flush-left section name (each further word capitalised, not prose) between the top fields and the first GPU
 _NODE_SECTION = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?: [A-Z][\w()/-]*){0,6}$")
 # the sections -q prints at a GPU block's own indent (drivers 340-580): a paste that lost that indent prints them flush
 # left, inside the block (one module, never one per section: issue 46, nvidia-docker#1146 split one GPU into five)
+_LICENSED = "vGPU Software Licensed Product"  # a vGPU guest's: its Product Name is the licensed edition, no GPU model
 _BLOCK_SECTIONS = ("Driver Model", "Inforom Version", "GPU Operation Mode", "GPU Virtualization Mode", "IBMNPU",
                    "GPU Reset Status", "FB Memory Usage", "BAR1 Memory Usage", "Conf Compute Protected Memory Usage",
                    "Encoder Stats", "FBC Stats", "Default Applications Clocks", "Deferred Clocks",
                    "Max Customer Boost Clocks", "Clock Policy", "GPU Memory Power Readings", "Module Power Readings",
-                   "Power Smoothing", "Workload Power Profiles", "Supported Clocks")
+                   "Power Smoothing", "Workload Power Profiles", "Supported Clocks", _LICENSED)
 _EVENT_SECTIONS = ("Clocks Event Reasons", "Clocks Throttle Reasons", "Clock Throttle Reasons")
 _KNOWN_SECTIONS = {s.lower() for s in (*_EVENT_SECTIONS, "Clocks", "Max Clocks", "Applications Clocks", "Temperature",
                                         "ECC Mode", "ECC Errors", "Remapped Rows", "Retired Pages", "Power Readings",
@@ -128,10 +129,10 @@ def _step(r: _Reader, ln: Line) -> None:
             r.stack.pop()
         r.stack.append((indent, sec.group(2).strip()))
         r.run.append(ln.no)
-    elif not s.strip() or ln.elision:
+    elif not s.strip() or ln.elision or s == "--" and r.current is not None:  # grep -A's separator: a cut
         if r.run:
             r.run.append(ln.no)
-        r.cut = r.cut or ln.elision
+        r.cut = r.cut or ln.elision or s == "--"  # a key read again after it is the next GPU's, else the same one's
     else:
         _close(r.out, r.run, r.kv_in_run)
         r.run, r.current, r.stack, r.kv_in_run = [], None, [], 0
@@ -162,6 +163,7 @@ def _finish(r: _Reader) -> SmiText:
     out.modules, twice = merge_smi(read)  # -q twice (bug reports): one module
     out.notes += twice
     out.notes += smi_fabric.domains(out.modules)  # FX68E: the NVLink domain each module joined
+    out.notes += _virtualized(out.modules)  # issue 46 (BJ): a vGPU host's GPU, or a vGPU guest's, said
     if out.attached is not None and out.modules and len(out.modules) < out.attached:
         out.notes.append(f"nvidia-smi -q: 'Attached GPUs : {out.attached}' but the paste lists {len(out.modules)} GPU "
                          f"block(s): {out.attached - len(out.modules)} module(s) of the node are not in the capture "
@@ -171,6 +173,20 @@ def _finish(r: _Reader) -> SmiText:
     if r.flush:
         out.notes.append(f"nvidia-smi -q: section name(s) printed flush left at line(s) {ranges(r.flush)}: read as sections")
     return out
+
+
+def _virtualized(modules: list[SmiTextModule]) -> list[str]:
+    """Each module -q says is virtualized (GPU Virtualization Mode: Host VGPU with its Host VGPU Mode, VGPU in a guest,
+    Pass-Through): a setting of the node, said, not judged."""
+    notes = []
+    for m in modules:
+        mode = get(m.fields, "GPU Virtualization Mode/Virtualization Mode")
+        if mode is None or mode.strip().lower() in ("none", "n/a", ""):
+            continue
+        host = get(m.fields, "GPU Virtualization Mode/Host VGPU Mode")
+        said = f"{mode.strip()} ({host.strip()})" if host and host.strip().lower() not in ("n/a", "") else mode.strip()
+        notes.append(f"nvidia-smi -q: {m.bus_id} GPU Virtualization Mode: {said}")
+    return notes
 
 
 _BUS_VALUE = re.compile(r"^([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])$")
@@ -255,7 +271,7 @@ def _add(m: SmiTextModule, stack: list[tuple[int, str]], indent: int, key: str, 
         if key == "Process ID" and stack and stack[-1][1] == "Processes":  # each process's Type, Name, memory
             stack.append((indent, f"Process {value}"))  # sit under its pid: one path per process, not the last only
         m.fields["/".join([s for _, s in stack] + [key])] = value
-        if key == "Product Name":
+        if key == "Product Name" and not any(name == _LICENSED for _, name in stack):
             m.product = value
     else:
         stack.append((indent, key))

@@ -180,6 +180,7 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "gpu_no_device_node": _Meaning("gpu_no_driver_bound", MEDIUM),  # captures/device_nodes.py
     "gpu_passthrough": _Meaning("module_passed_through", MEDIUM),
     "driver_build_failed": _Meaning("driver_install_failed", HIGH),
+    "vgpu_unlicensed": _Meaning("vgpu_unlicensed", HIGH),  # issue 46 (BJ): captures/vgpu_license.py
     "driver_install_blocked": _Meaning("driver_install_failed", MEDIUM),
     "dkms_not_built": _Meaning("driver_install_failed", LOW),
     "dkms_other_kernel": _Meaning("driver_install_failed", MEDIUM),
