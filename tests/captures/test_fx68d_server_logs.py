@@ -156,7 +156,8 @@ def test_ollama_inference_compute_gives_compute_capability_and_available_memory(
             'name="NVIDIA GeForce RTX 4090" total="23.6 GiB" available="22.1 GiB"\n')
     inv = capture_json(tmp_path, text, "inventory")
     assert [m["compute_capability"] for m in inv["modules"]] == ["8.9"]  # type: ignore[index]
-    assert "22.1 GiB available" in " ".join(str(n) for n in capture_json(tmp_path, text)["notes"])  # type: ignore[union-attr]
+    notes = " ".join(str(n) for n in capture_json(tmp_path, text)["notes"])  # type: ignore[union-attr]
+    assert "compute capability 8.9, library cuda v12, 22.1 GiB available" in notes
 
 
 def test_the_readers_find_nothing_without_their_lines() -> None:

@@ -37,6 +37,7 @@ class RuntimeDevice:
     uuid: str | None = None
     compute_units: int | None = None  # R14C: clinfo's 'Max compute units' (AMD CUs, NVIDIA SMs)
     vmm: str | None = None  # FX68D: ggml's 'VMM: yes' (CUDA virtual memory management in use), as printed
+    library: str | None = None  # FX68D: ollama's library and variant ('cuda v12'), the runner it will load
     free_mib: float | None = None  # FX68D: what the runtime says is free ('11053 MiB free', ollama's available=)
 
 
@@ -118,7 +119,8 @@ def _ollama(ln: Line) -> RuntimeDevice | None:
             "compute") else "")
     return RuntimeDevice("ollama", kv.get("id", "?"), name, ln.no, vendor_of(name, library), kv.get("pci_id"),
                          mib(kv.get("total")), kv.get("compute") or None, kv.get("driver") or None,
-                         kv["id"] if kv.get("id", "").startswith("GPU-") else None, free_mib=mib(kv.get("available")))
+                         kv["id"] if kv.get("id", "").startswith("GPU-") else None, free_mib=mib(kv.get("available")),
+                         library=" ".join(kv[k] for k in ("library", "variant") if kv.get(k)) or None)
 
 
 # TensorFlow's 'Found device N with properties:' (1.x: 'name: … major: 6 minor: 1 …' then 'pciBusID: …'; 2.x:

@@ -313,7 +313,8 @@ def _described(d: RuntimeDevice) -> str:
         return f"GPU {d.index} (no model named{total})" if d.tool == "vLLM" else f"{d.index} (its name cut)"
     if d.tool.startswith("clinfo"):
         return clinfo_forms.describe(d)
-    said = [f"compute capability {d.compute}" if d.compute else None, f"VMM {d.vmm}" if d.vmm else None, _free(d)]
+    said = [f"compute capability {d.compute}" if d.compute else None, f"VMM {d.vmm}" if d.vmm else None,
+            f"library {d.library}" if d.library else None, _free(d)]
     more = ", ".join(x for x in said if x)
     return f"{d.name} ({more})" if more else d.name
 
