@@ -176,3 +176,84 @@ def test_hostile_lines_read_in_linear_time() -> None:
     ratio = (_cpu(fi_info.parse, big) + _cpu(efa_counters.parse, big)) / \
         max(_cpu(fi_info.parse, small) + _cpu(efa_counters.parse, small), 1e-3)
     assert ratio < 30
+
+
+_MLXCONFIG = """\
+$ sudo mlxconfig -d /dev/mst/mt4119_pciconf0 query
+
+Device #1:
+----------
+
+Device type:    ConnectX5
+Name:           MCX556A-ECA_Ax
+Description:    ConnectX-5 VPI adapter card; EDR IB (100Gb/s) and 100GbE; dual-port QSFP28
+Device:         0000:3b:00.0
+
+Configurations:                              Next Boot
+         SRIOV_EN                            True(1)
+         NUM_OF_VFS                          8
+         LINK_TYPE_P1                        IB(1)
+"""
+
+
+def test_mlxconfig_query_names_the_card_and_its_settings(tmp_path: Path) -> None:
+    inv = capture_json(tmp_path, _MLXCONFIG, cmd="inventory")
+    [nic] = inv["nics"]  # type: ignore[misc]
+    assert (nic["model"], nic["bus_id"]) == ("ConnectX-5", "0000:3b:00.0")
+    assert any("3 configuration(s) read (SRIOV_EN True(1), NUM_OF_VFS 8, LINK_TYPE_P1 IB(1))" in n
+               for n in inv["notes"])  # type: ignore[union-attr]
+    assert not capture_findings(tmp_path, _MLXCONFIG)
+
+
+def test_an_unsupported_device_is_the_tool_s_limit_not_a_fault(tmp_path: Path) -> None:
+    text = ("# mstconfig -d 0000:81:00.0 query\n-E- Unsupported device\n\n# mstconfig query | grep Device\nDevice #1:\n"
+            "Device type:    ConnectX3Pro\nDevice:         /sys/bus/pci/devices/0000:81:00.0/config\n")
+    data = capture_json(tmp_path, text)
+    assert not data["findings"]
+    notes = " ".join(data["notes"])  # type: ignore[arg-type]
+    assert "'-E- Unsupported device' (1 time(s))" in notes and "no fault of the card" in notes
+    assert "mstflint 4.26 dropped ConnectX-3" in notes
+    assert "text naming GPUs" not in notes
+
+
+_LSPCI_NICS = ("$ lspci | grep -i -e mellanox -e ethernet\n"
+               "17:00.0 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n"
+               "5d:00.0 Infiniband controller: Mellanox Technologies MT2910 Family [ConnectX-7]\n")
+_RDMA_LINKS = ("$ rdma link show\nlink mlx5_0/1 state ACTIVE physical_state LINK_UP\n"
+               "link mlx5_1/1 state ACTIVE physical_state LINK_UP\n")
+
+
+def test_lspci_names_the_model_of_the_rdma_devices_beside_it(tmp_path: Path) -> None:
+    inv = capture_json(tmp_path, _LSPCI_NICS + _RDMA_LINKS, cmd="inventory")
+    assert [(n["device"], n["model"]) for n in inv["nics"]] == [  # type: ignore[index, union-attr]
+        ("mlx5_0", "ConnectX-7"), ("mlx5_1", "ConnectX-7")]
+
+
+def test_lspci_alone_lists_its_nic_functions(tmp_path: Path) -> None:
+    inv = capture_json(tmp_path, _LSPCI_NICS, cmd="inventory")
+    assert [(n["device"], n["model"]) for n in inv["nics"]] == [  # type: ignore[index, union-attr]
+        ("17:00.0", "ConnectX-7"), ("5d:00.0", "ConnectX-7")]
+
+
+def test_lspci_of_two_models_names_no_device(tmp_path: Path) -> None:
+    text = _LSPCI_NICS + "3b:00.0 Ethernet controller: Broadcom Inc. and subsidiaries BCM57508 NetXtreme-E\n" + _RDMA_LINKS
+    inv = capture_json(tmp_path, text, cmd="inventory")
+    assert {n["device"]: n["model"] for n in inv["nics"]}["mlx5_0"] == "unknown"  # type: ignore[index, union-attr]
+
+
+_GPUD = ('{"level":"info","ts":"2025-06-05T18:00:13Z","caller":"fabric-manager/component.go:163",'
+         '"msg":"checking nvidia fabric manager"}\n')
+
+
+def test_gpud_s_fabric_manager_check_is_said_and_clear(tmp_path: Path) -> None:
+    for reason in ("NVSwitch not detected, skipping fabric manager check", "NVIDIA L4 does not support fabric manager",
+                   "fabric manager found and active"):
+        data = capture_json(tmp_path, _GPUD + reason + "\n")
+        assert not data["findings"], reason
+        [step] = [s for s in data["steps"] if s["check"] == "fabric_manager"]  # type: ignore[union-attr]
+        assert step["status"] == "clear", reason
+
+
+def test_gpud_s_inactive_fabric_manager_fails(tmp_path: Path) -> None:
+    found = capture_findings(tmp_path, _GPUD + "nv-fabricmanager found but fabric manager service is not active\n")
+    assert found == {("fabric_manager_failed", None): "critical"}

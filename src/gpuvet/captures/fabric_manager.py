@@ -27,6 +27,13 @@ _FAILED = lazy(r"Control process exited, code=exited, status=\d+|Failed to start
                # its version check against the loaded driver, which aborts the start (gpu-operator #544): 'fabric
                # manager NVIDIA GPU driver interface version 530.30.02 don't match with driver version 530.41.03'
                r"driver interface version \S+ (?:don.t|doesn.t|do not|does not) match", re.IGNORECASE)
+# FX68E: gpud's fabric-manager check (components/accelerator/nvidia/fabric-manager/component.go), its reasons: no
+# NVSwitch or a product without fabric manager support (not needed), the service found active, or found inactive / its
+# executable missing where the board needs it (failed)
+_GPUD_NOT_NEEDED = lazy(r"NVSwitch not detected, skipping fabric manager check|\bdoes not support fabric manager\b")
+_GPUD_ACTIVE = lazy(r"\bfabric manager found and active\b|^\W{0,4}fabric manager is active\s*$", re.IGNORECASE)
+_GPUD_INACTIVE = lazy(r"nv-fabricmanager found but fabric manager service is not active|fabric manager supported but "
+                      r"nv-fabricmanager executable not found")
 _STOPPED = lazy(r"Stopped \"?Nvidia Fabric Manager|Stopped nvidia-fabricmanager", re.IGNORECASE)
 _ERROR = lazy(r"\[ERROR\]")
 # an NVSwitch's SXid as the fabric manager logs it: 'detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch pci
@@ -57,7 +64,8 @@ def without_switches(products: list[str | None]) -> list[str] | None:
 
 @dataclass(frozen=True)
 class FmEvent:
-    kind: str  # nothing_to_do, started, failed, stopped, switch_error (an NVSwitch SXid), multicast_failed, error
+    kind: str  # nothing_to_do, not_needed (gpud's), started, failed, stopped, switch_error (an NVSwitch SXid),
+    # multicast_failed, error
     line: int
     text: str
     host: str | None = None  # the host its syslog/pdsh prefix named, in a log of several (captures/hosted.py)
@@ -87,7 +95,8 @@ class FabricManagerLog:
 
 
 def _kind(text: str) -> str | None:
-    for kind, pattern in (("nothing_to_do", _NOTHING), ("failed", _FAILED), ("started", _STARTED),
+    for kind, pattern in (("nothing_to_do", _NOTHING), ("not_needed", _GPUD_NOT_NEEDED), ("failed", _FAILED),
+                          ("failed", _GPUD_INACTIVE), ("started", _GPUD_ACTIVE), ("started", _STARTED),
                           ("stopped", _STOPPED), ("switch_error", SWITCH_ERROR), ("multicast_failed", MULTICAST),
                           ("error", _ERROR)):
         if pattern.search(text):

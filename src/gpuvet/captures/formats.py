@@ -307,8 +307,6 @@ def _rbt_validation(lines: list[Line], where: str) -> Parsed:  # its header alon
 def _hccl(lines: list[Line], where: str) -> Parsed:
     from gpuvet.captures import hccl
 
-    got = hccl.parse(lines, where)
-    return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
 
 
 def _pcie_status(lines: list[Line], where: str) -> Parsed:
@@ -518,6 +516,7 @@ FORMATS: tuple[Format, ...] = (
            adds=True, markers=nic_tools.FABRIC_MARKS),  # AX3: rdma, iblinkinfo, ibnetdiscover, ibqueryerrors, ibdiagnet
     Format("EFA hw_counters", "nics", _found("efa_counters.parse"), adds=True, markers=nic_tools.EFA_MARKS),  # FX68E
     Format("fi_info", "nics", _found("fi_info.parse"), adds=True, markers=nic_tools.FI_INFO_MARKS),  # FX68E
+    Format("NICs by PCI function", "nics", _found("nic_pci.parse"), adds=True, markers=nic_tools.PCI_MARKS),  # FX68E
     # the fabric manager's journal and perftest: before -q, which would take perftest's header for modules
     Format("fabric manager log", "fabric_manager", _one(fabric_manager.parse), markers=fabric_manager.MARKS),
     Format("perftest", "perftest", _one(perftest.parse), SHARED, markers=_PERFTEST_MARKS),
@@ -584,7 +583,6 @@ FORMATS: tuple[Format, ...] = (
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
     Format(WHEA, "aer", _one("whea.parse"), ALL, adds=True, markers=WHEA_MARKS),  # WIN: Windows' AER records
     Format(EVENTS, "kernel", _one("windows.parse"), ALL, adds=True, markers=MARKS),  # after the table: its CUDA ERR! too
-    Format(VGPU, None, _kept("smi_vgpu.listing"), ALL, markers=("vGPU ID",)),  # issue 46 (BJ): its header's row
     Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
     # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)

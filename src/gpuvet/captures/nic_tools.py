@@ -56,6 +56,8 @@ FABRIC_MARKS = (*RDMA_WORDS, *IB_DIAGS_WORDS, *IBDIAGNET_WORDS)
 # one of its names' parts
 FI_INFO_MARKS = ("provider:", "prov_name:", "fi_info", "version:")
 EFA_MARKS = ("_cmds", "_err", "_bytes", "_pkts", "_wrs", "_drops", "_events", "keep_alive", "lifespan")
+# FX68E: lspci's network adapter line, mstconfig/mlxconfig query's device block and refusal (captures/nic_pci.py)
+PCI_MARKS = (" controller", "Device #", "-E- Unsupported device", "mstconfig", "mlxconfig")
 MAX_NUMA = 1023  # Linux numbers NUMA nodes below MAX_NUMNODES (1024 at most)
 # lshca's table: a '|'-separated header naming the PCI address and the RDMA device; each row starts with a bus id
 _LSHCA_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")

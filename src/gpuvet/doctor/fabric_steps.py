@@ -154,6 +154,8 @@ def fabric_manager(ev: Evidence) -> Outcome:
                           module=None) for e in log.events if e.kind == "multicast_failed"][:1]  # one: the same team
         if last is not None:
             cited.append(Cited(label, "fabric manager's last state", f"{last.kind} (line {last.line})"))
+        cited += [Cited(label, "fabric manager not needed (gpud)", e.text, f"line {e.line}")  # FX68E: no NVSwitch
+                  for e in log.events if e.kind == "not_needed"][:4]
         found += _switch_errors(label, [e for e in log.events if e.kind == "switch_error"], fm_log.SWITCH_ERROR,
                                 _kernel_sxids(ev, host), also)
         found[before:] = [replace(f, host=host) for f in found[before:]]
@@ -163,4 +165,8 @@ def fabric_manager(ev: Evidence) -> Outcome:
         return clear("the fabric manager's SXid line(s) are the kernel log's, judged by its step", *also)
     if not cited:
         return unknown("can't tell: the fabric manager's lines name no start, stop or failure")
-    return clear("the fabric manager is running", *cited, *also)
+    running = any(c.field.startswith("fabric manager's last state") and c.value.startswith("started") for c in cited)
+    skipped = [c for c in cited if c.field.startswith("fabric manager not needed")]
+    said = "; ".join([*(["the fabric manager is running"] if running else []),
+                      *([f"not needed where {len(skipped)} check(s) found no NVSwitch"] if skipped else [])])
+    return clear(said or "the fabric manager is running", *cited, *also)

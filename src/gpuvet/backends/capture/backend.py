@@ -21,6 +21,7 @@ from pathlib import Path
 
 from gpuvet import __version__
 from gpuvet.backends.base import Backend
+from gpuvet.backends.capture import pci_nics
 from gpuvet.backends.capture.fabric_node import fabric_to_node, npu_fabric_to_node
 from gpuvet.backends.capture.module_lists import (
     NOT_IN_CAPTURE,
@@ -323,6 +324,10 @@ class CaptureBackend(Backend):
                 self._notes.append(f"{label}: {nic.device} listed again: the first listing is used")
             else:
                 self._nics[nic.device] = replace(nic, read_from=f"{label} ({'/'.join(fc.nics.kinds)})")
+        together, said = pci_nics.merged(list(self._nics.values()))  # FX68E: lspci's model for rdma link's devices
+        if said is not None:
+            self._nics = {n.device: n for n in together}
+            self._notes.append(f"{label}: {said}")
 
     def nics(self) -> NicReadings | None:
         """The NICs the captures list (ibstat, ibv_devinfo, ibdev2netdev); None where none does. A
