@@ -307,6 +307,8 @@ def _rbt_validation(lines: list[Line], where: str) -> Parsed:  # its header alon
 def _hccl(lines: list[Line], where: str) -> Parsed:
     from gpuvet.captures import hccl
 
+    got = hccl.parse(lines, where)
+    return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
 
 
 def _pcie_status(lines: list[Line], where: str) -> Parsed:
@@ -583,6 +585,7 @@ FORMATS: tuple[Format, ...] = (
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
     Format(WHEA, "aer", _one("whea.parse"), ALL, adds=True, markers=WHEA_MARKS),  # WIN: Windows' AER records
     Format(EVENTS, "kernel", _one("windows.parse"), ALL, adds=True, markers=MARKS),  # after the table: its CUDA ERR! too
+    Format(VGPU, None, _kept("smi_vgpu.listing"), ALL, markers=("vGPU ID",)),  # issue 46 (BJ): its header's row
     Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
     # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)
