@@ -122,6 +122,8 @@ def test_ibv_devinfo_finding_no_device_is_one_finding_not_a_perftest_run(tmp_pat
     text = ("root@host:~# ibv_devinfo\nlibibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\n"
             "No IB devices found\n")
     assert capture_findings(tmp_path, text) == {("rdma_no_usable_device", None): "warn"}
+    [f] = capture_json(tmp_path, text)["findings"]  # type: ignore[misc]
+    assert "providers' config directory /etc/libibverbs.d" in f["evidence"]["log"]
 
 
 def test_perftest_finding_no_device_stays_perftest_s(tmp_path: Path) -> None:

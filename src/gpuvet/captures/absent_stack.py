@@ -41,6 +41,9 @@ _RC = re.compile(r"^\s*([1-9]\d{0,2})\s*$")
 _NO_PROVIDER = re.compile(r"libibverbs: Warning: no userspace device-specific driver found for \S*?(uverbs\d+)")
 _ABI = re.compile(r"libibverbs: Warning: Driver \S+ does not support the kernel ABI of \d+")
 _COULD_NOT_LOAD = re.compile(r"libibverbs: Warning: couldn't load driver '[^']+'")
+# FX68E: libibverbs' init (init.c) when the directory its providers' config files sit in is missing: no
+# ibverbs-providers (rdma-core's user-space drivers) installed; said beside 'No IB devices found', never alone
+_NO_CONFIG = re.compile(r"libibverbs: Warning: couldn't open config directory '([^'\n]{1,200})'")
 _NONE_FOUND = re.compile(r"^\s*(?:0 HCAs found:?|No IB devices found)\s*$")
 # ibv_devinfo's and ibv_devices' perror when ibv_get_device_list fails (no ib_uverbs in the kernel: ENOSYS)
 _LIST_FAILED = re.compile(r"\bFailed to get IB devices list: \w[\w ]{2,60}$")
@@ -117,7 +120,9 @@ def _verbs(lines: list[Line], at: list[int], out: AppErrorsParse) -> None:
     tried = [i for i, t in texts if _COULD_NOT_LOAD.search(t)]
     perftest = any(w in ln.text for ln in lines for w in _PERFTEST)
     none = [i for i, t in texts if (_NONE_FOUND.match(t) or _LIST_FAILED.search(t)) and not (perftest and "No IB" in t)]
+    config = [(i, m.group(1)) for i, t in texts if (m := _NO_CONFIG.search(t)) is not None][:1] if none else []
     out.claimed |= {lines[i].no for i, t in texts if _NO_PROVIDER.search(t)} | {lines[i].no for i in abi + tried + none}
+    out.claimed |= {lines[i].no for i, _ in config}
     if not (devices or abi or none):
         return  # a provider the config names not installed, while another claims the device: routine
     parts = []
@@ -129,5 +134,8 @@ def _verbs(lines: list[Line], at: list[int], out: AppErrorsParse) -> None:
         parts.append(f"{len(tried)} provider librar{'y' if len(tried) == 1 else 'ies'} could not be loaded")
     if none:
         parts.append(f"'{lines[none[0]].text.strip()}': no RDMA device usable")
+    if config:
+        parts.append(f"libibverbs could not open its providers' config directory {config[0][1]} (no user-space "
+                     "providers installed)")
     first = min(i for i in (*abi, *none, *(i for i, t in texts if _NO_PROVIDER.search(t))))
     out.errors.append(AppError(NO_RDMA, lines[first].no, "; ".join(parts)[:300], None, "libibverbs"))
