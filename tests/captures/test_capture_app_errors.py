@@ -125,7 +125,7 @@ def test_a_burn_that_never_ran_is_one_finding_not_an_ok(capsys: pytest.CaptureFi
      "WorkNCCL(SeqNum=8721, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600342 milliseconds "
      "before timing out.\n", "collective_runtime_error"),
     ("docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].\n",
-     "no_modules_visible"),
+     "container_gpu_unavailable"),  # FX68F: the container's GPU set-up, not no GPU on the node
     ("nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n", "no_modules_visible"),
     ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:1960] Cannot dlopen some GPU libraries. Skipping "
      "registering GPU devices...\n", "framework_sees_no_module"),

@@ -38,7 +38,8 @@ def _loud(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _one(tmp_path: Path, text: str, cause: str, words: str) -> None:
     code, data = _doctor(tmp_path, text)
-    assert code == 1 and _loud(data) == [(cause, "warn")]
+    severity = "critical" if cause == "operator_driver_not_ready" else "warn"  # FX68F: the node has no driver
+    assert code == 1 and _loud(data) == [(cause, severity)]
     assert words in str(data["findings"][0]["evidence"])
 
 
@@ -122,7 +123,7 @@ def test_slurmds_gres_conf_fatal_is_the_configuration(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("pod", "status", "cause"),
     [
-        ("nvidia-driver-daemonset-m2x8v", "CrashLoopBackOff", "driver_install_failed"),
+        ("nvidia-driver-daemonset-m2x8v", "CrashLoopBackOff", "operator_driver_not_ready"),  # FX68F: critical
         ("nvidia-operator-validator-zz4lp", "Init:CrashLoopBackOff", "gpu_config_mismatch"),
         ("nvidia-device-plugin-daemonset-f7t5x", "CrashLoopBackOff", "scheduler_gpus_short"),
     ],
@@ -143,7 +144,7 @@ def test_kubectl_wide_names_the_node_of_a_failing_driver_pod(tmp_path: Path) -> 
         "<none>           <none>\n"
     )
     code, data = _doctor(tmp_path, text)
-    assert code == 1 and _loud(data) == [("driver_install_failed", "warn")]
+    assert code == 1 and _loud(data) == [("operator_driver_not_ready", "critical")]  # FX68F: the node has no driver
     assert "gpu-01" in json.dumps(data["findings"][0])
 
 

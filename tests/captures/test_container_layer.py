@@ -38,9 +38,9 @@ def _doctor(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> tu
     ("initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or "
      "directory", "nvml_library_not_loadable", "warn"),
     ("initialization error: nvml error: insufficient permissions", "device_permissions", "warn"),
-    ("initialization error: nvml error: unknown error", "api_reports_driver_state", "warn"),
-    ("initialization error: driver error: failed to process request", "api_reports_driver_state", "warn"),
-    ("initialization error: driver rpc error: timed out", "api_reports_driver_state", "warn"),
+    ("initialization error: nvml error: unknown error", "container_gpu_unavailable", "critical"),  # FX68F
+    ("initialization error: driver error: failed to process request", "container_gpu_unavailable", "critical"),
+    ("initialization error: driver rpc error: timed out", "container_gpu_unavailable", "critical"),
     ("detection error: nvml error: gpu is lost", "module_fell_off_bus", "critical"),
     ("device error: GPU-5f7c2a1e-8b3d-4c6e-9a0f-1d2e3f4a5b6c: unknown device", "gpu_config_mismatch", "warn"),
     ("mount error: file creation failed: /var/lib/docker/overlay2/9f1c0e/merged/usr/bin/nvidia-smi: file exists",
@@ -103,9 +103,9 @@ VALIDATOR = ("$ kubectl -n gpu-operator logs nvidia-operator-validator-q7x2m -c 
 def test_the_operators_driver_validation_retrying_is_a_driver_not_installed(capsys: pytest.CaptureFixture[str],
                                                                              tmp_path: Path) -> None:
     """The validator (gpu-operator validator/main.go) retries chroot /run/nvidia/driver nvidia-smi until the driver
-    container installed the driver: a warn on the node's driver, never a refusal."""
+    container installed the driver: critical on the node's driver (FX68F: no GPU workload starts), never a refusal."""
     code, found = _doctor(capsys, tmp_path, VALIDATOR)
-    assert code == 1 and found == [("driver_install_failed", "warn")]
+    assert code == 1 and found == [("operator_driver_not_ready", "critical")]
 
 
 @pytest.mark.parametrize("text", [

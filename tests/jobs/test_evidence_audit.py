@@ -136,6 +136,7 @@ EVIDENCED_BY["captured_errors"] |= {"Ascend runtime codes"}
 # R6A (issue 46): lspci's ACSCtl lines say whether ACS redirects peer traffic at a bridge (captures/pcie_acs.py)
 EVIDENCED_BY["captured_errors"] |= {"lspci ACS control"}
 EVIDENCED_BY["captured_errors"] |= {"vGPU licence status"}  # issue 46 (BJ, FX68G): a vGPU guest's -q licence
+EVIDENCED_BY["captured_errors"] |= {"nvidia-smi mig operations"}  # FX68F: NVML's refusals of MIG commands (mig_ops)
 # R7C (issue 46): show_gids' n_gids_found=0 and ethtool's ENODEV are judged as program output (captures/side_tables.py;
 # one format for four tools, named so a file is not said to be read as all four)
 EVIDENCED_BY["captured_errors"] |= {"show_gids/ethtool/mthreads-gmi/dcgmi -l table"}

@@ -568,6 +568,8 @@ FORMATS: tuple[Format, ...] = (
     Format(RUNTIME_LINES, "app_errors", _one("runtime_status.parse"), ALL, adds=True, markers=RUNTIME_MARKS),  # issue 46
     Format(RUNTIME, None, _kept("runtime_status.listing"), ALL, markers=RUNTIME_MARKS),  # llama.cpp, ollama, TF, JAX,
     Format(RUNTIME + " (AMD)", "amd", _aside("runtime_status.amd_listing"), ALL, adds=True, markers=RUNTIME_MARKS),
+    Format("nvidia-smi mig operations", "app_errors", _one("mig_ops.parse"), ALL, adds=True,  # FX68F: -cgi/-cci,
+           markers=("GPU instance", "compute instance", "MIG devices:")),  # their failures, a MIG devices box alone
     Format("nvidia-smi mig", "mig", _one(smi_mig.parse), markers=("instances:", "instance profiles:",
                                                                   "MIG-enabled devices found")),  # its box titles
     Format(EXPORTER, None, _kept("prom_metrics.parse_dcgm"), ALL,

@@ -78,7 +78,7 @@ _BLOCKED = re.compile(r"(?:Failed to initialize NVML|nvml error): GPU access blo
 _BLOCKED_AGAIN = "Failed to properly shut down NVML: GPU access blocked"
 # FX68F: NVML's init failing with a status nvidia-smi has no name for ('N/A'): WSL2's form of a GPU stack that
 # cannot start (the Windows driver or WSL's kernel); its shutdown line says it again
-_NVML_NA = re.compile(r"^\W{0,4}Failed to initiali[sz]e NVML: N/A\s*$")
+_NVML_NA = re.compile(r"(?:^\W{0,4}|: )Failed to initiali[sz]e NVML: N/A\s*$")
 _NVML_NA_AGAIN = "Failed to properly shut down NVML: N/A"
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib/\S+ is not a symbolic link")
 _CUDA_ERR = "CUDA Version: ERR!"  # nvidia-smi's banner where NVML could not ask the driver's CUDA library

@@ -130,6 +130,8 @@ KIND_CAUSES: dict[str, _Meaning] = {
     "accel_no_interfaces": _Meaning("accel_scaleout_nics_absent", MEDIUM),  # R4C: Gaudi's scale-out ports absent
     "nhc_other_design": _Meaning("health_check_expects_other_design", MEDIUM),  # R4C: an SXM check on a PCIe GPU
     "operator_driver_not_ready": _Meaning("operator_driver_not_ready", MEDIUM),  # the GPU operator's driver validation
+    "mig_not_permitted": _Meaning("mig_not_permitted", HIGH),  # FX68F: NVML refused a MIG command (captures/mig_ops)
+    "mig_no_room": _Meaning("mig_no_room", HIGH),  # FX68F: no room on the GPU for the MIG profile asked for
     "operator_operand_failing": _Meaning("gpu_config_mismatch", MEDIUM),  # a GPU operand pod failing (ops_logs)
     "gpud_unhealthy": _Meaning("node_health_check_failed", MEDIUM),  # gpud's verdict on a GPU component (ops_agents)
     "slurm_gres_no_device": _Meaning("gpu_config_mismatch", MEDIUM),
