@@ -160,3 +160,76 @@ def test_a_vgpu_hosts_q_with_a_grep_cut_is_one_gpu_and_says_its_mode(tmp_path) -
     assert [m["model"] for m in inv["modules"]] == ["NVIDIA A40"]  # type: ignore[union-attr]
     notes = " ".join(str(n) for n in capture_json(tmp_path, text)["notes"])  # type: ignore[union-attr]
     assert "GPU Virtualization Mode: Host VGPU (SR-IOV)" in notes
+
+
+LS_NODES = ("$ ls -l /dev/nvidia*\n"
+            "crw-rw-rw- 1 root root 195,   0 Mar  3 09:12 /dev/nvidia0\n"
+            "crw-rw-rw- 1 root root 195,   1 Mar  3 09:12 /dev/nvidia1\n"
+            "crw-rw-rw- 1 root root 195, 255 Mar  3 09:12 /dev/nvidiactl\n"
+            "crw-rw-rw- 1 root root 507,   0 Mar  3 09:12 /dev/nvidia-uvm\n"
+            "crw-rw-rw- 1 root root 507,   1 Mar  3 09:12 /dev/nvidia-uvm-tools\n")
+
+
+def test_ls_dev_nvidia_lists_a_module_per_gpu_node_and_judges_nothing(tmp_path) -> None:
+    from tests.support.helpers import capture_json
+    inv = capture_json(tmp_path, LS_NODES, "inventory")
+    assert len(inv["modules"]) == 2  # type: ignore[arg-type]
+    data = capture_json(tmp_path, LS_NODES)
+    notes = " ".join(str(n) for n in data["notes"])  # type: ignore[union-attr]
+    assert "2 GPU node(s) (/dev/nvidia0, 1)" in notes and "/dev/nvidia-uvm (507, 0)" in notes
+    assert "not output gpuvet reads" not in notes and not data["findings"]
+
+
+def test_uvm_nodes_alone_are_read_with_no_module(tmp_path) -> None:
+    from tests.support.helpers import capture_json
+    text = "".join(ln + "\n" for ln in LS_NODES.splitlines()[4:])
+    data = capture_json(tmp_path, text)
+    notes = " ".join(str(n) for n in data["notes"])  # type: ignore[union-attr]
+    assert "no /dev/nvidiaN node" in notes and "not output gpuvet reads" not in notes and not data["findings"]
+
+
+@pytest.mark.parametrize("form", ["INFO[0000] {}", 'time="2025-01-02T03:04:05Z" level=info msg="{}"'])
+def test_nvidia_ctk_cdi_generate_log_gives_the_driver_and_its_nodes(tmp_path, form: str) -> None:
+    from tests.support.helpers import capture_json
+    msgs = ["Auto-detected mode as \"nvml\"", "Selecting /dev/nvidia0 as /dev/nvidia0",
+            "Selecting /dev/nvidia1 as /dev/nvidia1", "Using driver version 535.183.01",
+            "Selecting /dev/nvidiactl as /dev/nvidiactl", "Generated CDI spec with version 0.8.0"]
+    text = "".join(form.format(m.replace('"', '\\"') if "level=" in form else m) + "\n" for m in msgs)
+    text += "WARN[0000] Could not locate libnvidia-vulkan-producer.so.535.183.01: pattern not found\n"
+    inv = capture_json(tmp_path, text, "inventory")
+    assert len(inv["modules"]) == 2 and inv["software"]["driver_version"] == "535.183.01"  # type: ignore
+    notes = " ".join(str(n) for n in capture_json(tmp_path, text)["notes"])  # type: ignore[union-attr]
+    assert "nvidia-ctk warned: Could not locate libnvidia-vulkan-producer" in notes
+
+
+def test_amd_ctk_gpu_list_lists_its_gpus(tmp_path) -> None:
+    from tests.support.helpers import capture_json
+    text = ("$ amd-ctk gpu list\nFound 2 AMD GPU devices\namd.com/gpu=all\namd.com/gpu=0\n  /dev/dri/card1\n"
+            "  /dev/dri/renderD128\namd.com/gpu=1\n  /dev/dri/card2\n  /dev/dri/renderD129\n")
+    inv = capture_json(tmp_path, text, "inventory")
+    assert len(inv["modules"]) == 2  # type: ignore[arg-type]
+    data = capture_json(tmp_path, text)
+    notes = " ".join(str(n) for n in data["notes"])  # type: ignore[union-attr]
+    assert "amd-ctk gpu list: 2 AMD GPU(s) listed; GPU 0: /dev/dri/card1" in notes
+    assert "not output gpuvet reads" not in notes and not data["findings"]
+
+
+def test_a_100kb_line_and_a_long_listing_read_in_linear_time() -> None:
+    import time
+
+    from gpuvet.captures import ctk_nodes, smi_vgpu, vgpu_license
+    from gpuvet.captures.text import Line
+
+    def cost(n: int) -> float:
+        lines = [Line(i + 1, t) for i in range(n) for t in (
+            "crw-rw-rw- 1 root root 195,   0 Mar  3 09:12 /dev/nvidia" + "x" * 20, "INFO[0000] Selecting " + "/" * 50,
+            "|      3251634178  " + "a" * 60 + " |", "License Status : " + "U" * 60)]
+        start = time.process_time()
+        ctk_nodes.listing(lines), ctk_nodes.amd(lines), smi_vgpu.listing(lines), vgpu_license.parse(lines)
+        return time.process_time() - start
+
+    long_line = [Line(1, "crw " + "c" * 100_000 + " /dev/nvidia0 level=x msg=\"" + "|" * 1000)]
+    start = time.process_time()
+    ctk_nodes.listing(long_line), smi_vgpu.listing(long_line), vgpu_license.parse(long_line)
+    assert time.process_time() - start < max(1.0, 50 * cost(1000))
+    assert cost(40_000) < 80 * max(cost(2_000), 1e-3)  # 20x the lines: linear within a generous margin

@@ -306,15 +306,12 @@ def _rbt_validation(lines: list[Line], where: str) -> Parsed:  # its header alon
 
 def _hccl(lines: list[Line], where: str) -> Parsed:
     from gpuvet.captures import hccl
-
-    got = hccl.parse(lines, where)
-    return Parsed(got if got.claimed else None, got.claimed, found=bool(got.claimed))
+    return Parsed(got if (got := hccl.parse(lines, where)).claimed else None, got.claimed, found=bool(got.claimed))
 
 
-def _pcie_status(lines: list[Line], where: str) -> Parsed:
+def _pcie_status(lines: list[Line], where: str) -> Parsed:  # R3C: and the sysfs *_link_* files (pcie_sysfs.py)
     from gpuvet.captures import pcie_status
-    got, kinds = pcie_status.read(lines)  # R3C: and the sysfs *_link_* files (pcie_sysfs.py)
-    return Parsed(got, got.claimed if got else set(), kinds=kinds)
+    return Parsed((got := pcie_status.read(lines))[0], got[0].claimed if got[0] else set(), kinds=got[1])
 
 
 def _nics(lines: list[Line], where: str) -> Parsed:
@@ -338,15 +335,13 @@ def _kept(parse: Callable[[list[Line]], smi_text.SmiText] | str) -> Callable[[li
 
 
 def _topo(lines: list[Line], where: str) -> Parsed:
-    got = topo.parse(lines, where)
-    if got is not None:
+    if (got := topo.parse(lines, where)) is not None:
         topo.again(lines, got, where)  # a second matrix in the file: compared with the first, said
     return Parsed(got, got.claimed if got else set(), found=got is not None)
 
 
 def _smi(lines: list[Line], where: str) -> Parsed:
-    got = smi_text.parse(lines, where)
-    return Parsed(got, got.claimed, found=True) if got.modules else Parsed(None, set())
+    return Parsed(got, got.claimed, found=True) if (got := smi_text.parse(lines, where)).modules else Parsed(None, set())
 
 
 def _dcgm_json(lines: list[Line], where: str) -> Parsed:
@@ -431,7 +426,7 @@ _HIP_MARKS = ("hip", "HIP", "Hip", "hsa_", "HSA_", "Hsa_", "emory access fault",
 _OLD_NCCL = Needing(re.compile(r":\d{1,9} \[\d{1,4}\] (?:\S{1,120}:\d{1,6} )?(?:INFO|WARN) "), ("INFO", "WARN"))
 _NCCL_LOG_MARKS = ("CCL", "ccl", "Ccl", "Rank", "Got completion", _OLD_NCCL)  # a bare IB error; NCCL 2.0-2.2's prefix
 
-TABLE, QUERY, VGPU = "nvidia-smi table", "nvidia-smi --query-gpu", "nvidia-smi vgpu"
+TABLE, QUERY, VGPU, NODES = "nvidia-smi table", "nvidia-smi --query-gpu", "nvidia-smi vgpu", "GPU device nodes"
 # a --query-gpu table opens with its header (smi_query._columns: query names, each lower case first, split by commas)
 # or under the command line: not any ',' (issue 43: every bug report's, its walk of every line 0.03 s of 20 MB)
 _QUERY_HEAD = Needing(re.compile(r"\n[^\S\n]*[a-z][a-z0-9_.]{1,60}(?:[^\S\n]*\[[^\]\n]{1,12}\])?[^\S\n]*,[^\S\n]*[a-z]"),
@@ -585,9 +580,11 @@ FORMATS: tuple[Format, ...] = (
     Format(RIG, None, _kept("rig_report.parse"), markers=("**GPU ",)),  # its GPU bullet ('- **GPU 0:** …')
     Format(NCCL_TOPO, None, _kept("nccl_topo.parse"), markers=("<system version=",)),  # its root element
     Format(TABLE, None, _kept("smi_table.parse"), markers=("|",)),  # nvidia-smi's default table
+    Format(NODES, None, _kept("ctk_nodes.listing"), ALL, markers=("/dev/nvidia",)),  # BJ: ls -l /dev/nvidia*, nvidia-ctk
+    Format("amd-ctk gpu list", "amd", _listed("ctk_nodes.amd"), ALL, adds=True, markers=("amd.com/gpu=", "AMD GPU device")),
+    Format(VGPU, None, _kept("smi_vgpu.listing"), ALL, markers=("vGPU ID",)),  # issue 46 (BJ): its header's row
     Format(WHEA, "aer", _one("whea.parse"), ALL, adds=True, markers=WHEA_MARKS),  # WIN: Windows' AER records
     Format(EVENTS, "kernel", _one("windows.parse"), ALL, adds=True, markers=MARKS),  # after the table: its CUDA ERR! too
-    Format(VGPU, None, _kept("smi_vgpu.listing"), ALL, markers=("vGPU ID",)),  # issue 46 (BJ): its header's row
     Format(QUERY, None, _kept("smi_query.parse"), markers=(_QUERY_HEAD, "--query-gpu")),  # nvidia-smi --query-gpu CSV
     Format("nvidia-smi topo -m", "topo", _topo, markers=("GPU0", *(f"NV{d}" for d in range(1, 10)))),  # its header
     # names GPU0; rows pasted from a later GPU on, without it, hold NV# (topo._own_row)

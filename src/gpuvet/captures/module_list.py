@@ -16,6 +16,7 @@ from gpuvet.captures.formats import (
     LISTING,
     MONITOR,
     NCCL_TOPO,
+    NODES,
     QUERY,
     RIG,
     TABLE,
@@ -155,9 +156,11 @@ def _other_list(fc: FileCapture, kept: dict[str, object]) -> tuple[str | None, s
                          (DISCOVERY, kept[DISCOVERY]),
                          ("deviceQuery", fc.samples.modules), (LISTING, kept[LISTING]), (ENV, kept[ENV + " GPUs"]),
                          (RUNTIME, kept[RUNTIME]), (NCCL_TOPO, kept[NCCL_TOPO]), ("tegrastats", kept["tegrastats"]),
-                         (WINDOWS, kept[WINDOWS]), ("NVML values (a binding's)", kept["NVML values (a binding's)"])):
+                         (WINDOWS, kept[WINDOWS]), ("NVML values (a binding's)", kept["NVML values (a binding's)"]),
+                         (NODES, kept[NODES])):
         # issue 46: the lists without -q's fields (an environment report's versions alone)
-        if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _versions_alone(fc, listed)):
+        if isinstance(listed, smi_text.SmiText) and (listed.modules or kind == ENV and _versions_alone(fc, listed)
+                                                     or kind == NODES and bool(listed.claimed)):  # BJ: uvm nodes alone
             return None if kind == "deviceQuery" else kind, listed
     if table.claimed and table.driver:  # a table cut before its first module row
         return TABLE, table
