@@ -19,6 +19,7 @@ from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
 KIND = "EFA hw_counters"
+EFA = "Elastic Fabric Adapter"  # the device these counters are of (AWS), its model in inventory
 # the names only the efa driver gives (device stats, and its port stats no other RDMA driver names alike)
 _OWN = frozenset(("submitted_cmds", "completed_cmds", "cmds_err", "no_completion_cmds", "keep_alive_rcvd",
                   "alloc_pd_err", "create_qp_err", "create_cq_err", "reg_mr_err", "alloc_ucontext_err",
@@ -59,7 +60,7 @@ def parse(lines: list[Line]) -> EfaParse:
     if not blocks:
         return EfaParse()
     claimed = {n for b in blocks for n in b.lines}
-    nics = [Nic(b.name, None, None, (NicPort(0 if b.name == UNNAMED else 1, UNKNOWN, UNKNOWN, None, None, UNKNOWN,
+    nics = [Nic(b.name, EFA, None, (NicPort(0 if b.name == UNNAMED else 1, UNKNOWN, UNKNOWN, None, None, UNKNOWN,
                                              {k: v for k, v in b.values.items() if k in EFA_ERRORS}),))
             for b in blocks]
     return EfaParse(nics=nics, kinds=[KIND], claimed=claimed, notes=[_said(b) for b in blocks])

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import Nic
+from gpuvet.captures.efa_counters import EFA
 from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
@@ -31,7 +32,6 @@ _LISTED = re.compile(r"^([\w;.-]{1,64}):\s*$")  # -l: a provider's name alone, i
 _LIST_VERSION = re.compile(r"^\s{1,16}version:\s*(\d{1,6}\.\d{1,6})\s*$")
 _COMMAND = re.compile(r"\bfi_info\b(?:.{0,80}?\s-p\s*([\w;.-]{1,64}))?")
 _NO_PROVIDER = re.compile(r"\bfi_getinfo\b[^\n]{0,40}?(-61\b|No data available)")
-EFA = "Elastic Fabric Adapter"  # what the efa provider's device is (AWS), its model where nothing names another
 RDMA_PROVIDERS = ("efa", "verbs", "psm3", "cxi", "opx", "psm2", "usnic")  # a domain of theirs names an RDMA device
 MAX_ENTRIES = 256
 
