@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from gpuvet.captures.records import ListedModule, ListedParse, SmiTextModule
+from gpuvet.captures.records import UNNAMED, ListedModule, ListedParse, SmiTextModule
 from gpuvet.captures.smi_text import SmiText
 from gpuvet.captures.text import MAX_MODULES, Line
 
@@ -52,7 +52,8 @@ def listing(lines: list[Line]) -> SmiText:
         elif (c := _CTK.match(ln.text)) is not None and _ctk(c, ln, nodes, warnings, out):
             out.claimed.add(ln.no)
     gpus = sorted({int(g.group(1)) for n in nodes if (g := _GPU_NODE.fullmatch(n)) is not None})[:MAX_MODULES]
-    out.modules = [SmiTextModule(f"/dev/nvidia{n}", "", {"Minor Number": str(n)}) for n in gpus]
+    out.modules = [SmiTextModule(UNNAMED if not k else f"{UNNAMED} #{k + 1}", "", {"Minor Number": str(n)})
+                   for k, n in enumerate(gpus)]  # no bus id printed: the minor is -q's Minor Number
     if nodes:
         out.notes.append(_said(nodes, gpus, warnings))
     return out
