@@ -49,6 +49,9 @@ _TOTAL = lazy(r"total_gpu_memory \((\d{1,6}(?:\.\d{1,4})?) ?GiB\)")
 _STARTED = lazy(r"Uvicorn running on (\S+)|Started server process")
 
 
+_NAMED = re.compile(r"vllm", re.I)  # the text names vLLM (vllm/, vLLM API server, VLLM_ variables)
+
+
 def _said(sentence: str, m: re.Match[str]) -> str:
     """The sentence with the values the match found (a pattern's two spellings: the group that matched)."""
     values = [g for g in m.groups() if g is not None]
@@ -75,7 +78,10 @@ def _record(text: str) -> int | None:
 
 
 def read(lines: list[Line]) -> LogFacts | None:
-    """vLLM's lines in ``lines``: those read, the facts they say and the GPUs they name; None where none is vLLM's."""
+    """vLLM's lines in ``lines``: those read, the facts they say and the GPUs they name; None where none is vLLM's.
+    Its record form ('ERROR 12-01 10:00:01 worker.py:88] …') is Python's logging as any program may set it: the
+    text must name vLLM somewhere (its package path, its version line, `vllm serve`) or hold one of vLLM's own
+    messages (its KV cache, blocks, concurrency, memory profile), or no line is vLLM's."""
     claimed: set[int] = set()
     facts: dict[str, dict[str, int]] = {}  # each pattern's sentences, each once, counted
     platform, started, profiles = "", "", 0
@@ -105,6 +111,8 @@ def read(lines: list[Line]) -> LogFacts | None:
             profiles += 1
     if not any(_record(ln.text) is not None for ln in lines if ln.no in claimed):
         return None
+    if not (facts or ids or memory or platform or any(_NAMED.search(ln.text) for ln in lines)):
+        return None  # Python logging's record form alone: another program's log
     said = [_counted(values) for values in facts.values()] + ([f"GPUs {','.join(str(i) for i, _ in ids)} (its P2P "
                                                                  "access cache)"] if ids else [])
     said += [started] if started else []
