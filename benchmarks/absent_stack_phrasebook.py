@@ -14,21 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.support.phrasebook import run_families
+from benchmarks.support.phrasebook import run_families, shell_framings
 
 DATA = Path(__file__).parent / "data" / "absent_stack_phrasebook.json"
 COMMAND = {"rocr": "rocminfo", "nodes": "ls -l /dev/nvidia*", "verbs": "ibv_devinfo", "nvml": "./miner"}
 
 
 def framings(family: str, text: str) -> dict[str, str]:
-    """The message as each kind of capture shows it."""
-    cmd = COMMAND[family]
-    return {
-        "bare": text,
-        "prompt": f"user@gpu-node-3:~$ {cmd}\n{text}",
-        "container": f"root@3f2a9c1e7b44:/workspace# {cmd}\n{text}",
-        "journal": "\n".join(f"Dec 07 10:12:01 gpu-node-3 job[812]: {line}" for line in text.splitlines()),
-    }
+    """The message as each kind of capture shows it (the family's command at the prompts)."""
+    return shell_framings(COMMAND[family], text)
 
 
 def main(argv: list[str] | None = None) -> int:

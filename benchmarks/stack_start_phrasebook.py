@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.support.phrasebook import run_families
+from benchmarks.support.phrasebook import run_families, shell_framings
 
 DATA = Path(__file__).parent / "data" / "stack_start_phrasebook.json"
 COMMAND = {"nvml": "nvidia-smi", "operator": "kubectl logs nvidia-operator-validator-x2x9q -c driver-validation",
@@ -23,14 +23,8 @@ COMMAND = {"nvml": "nvidia-smi", "operator": "kubectl logs nvidia-operator-valid
 
 
 def framings(family: str, text: str) -> dict[str, str]:
-    """The message as each kind of capture shows it."""
-    cmd = COMMAND[family]
-    return {
-        "bare": text,
-        "prompt": f"user@gpu-node-3:~$ {cmd}\n{text}",
-        "container": f"root@3f2a9c1e7b44:/workspace# {cmd}\n{text}",
-        "journal": "\n".join(f"Dec 07 10:12:01 gpu-node-3 job[812]: {line}" for line in text.splitlines()),
-    }
+    """The message as each kind of capture shows it (the family's command at the prompts)."""
+    return shell_framings(COMMAND[family], text)
 
 
 def main(argv: list[str] | None = None) -> int:

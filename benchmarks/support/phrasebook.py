@@ -23,6 +23,17 @@ from gpuvet.cli.app import main as gpuvet
 LOUD = ("warn", "critical")
 
 
+def shell_framings(command: str, text: str) -> dict[str, str]:
+    """A message as an operator's capture shows it: bare, under a shell prompt that ran ``command``, in a container's
+    prompt, and stamped line by line as a journal (the phrasebooks of missing and failing stacks frame alike)."""
+    return {
+        "bare": text,
+        "prompt": f"user@gpu-node-3:~$ {command}\n{text}",
+        "container": f"root@3f2a9c1e7b44:/workspace# {command}\n{text}",
+        "journal": "\n".join(f"Dec 07 10:12:01 gpu-node-3 job[812]: {line}" for line in text.splitlines()),
+    }
+
+
 def read(text: str, where: Path) -> tuple[int, list[dict[str, Any]] | None]:
     """doctor --from's exit and its findings as JSON gives them, on ``text`` written to ``where`` (with a final
     newline); None where it printed nothing (refused: nothing in the file was read)."""
