@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import Nic
+from gpuvet.captures.marks import holding
 from gpuvet.captures.nic_tools import NicToolsParse
 from gpuvet.captures.text import Line
 
@@ -50,7 +51,7 @@ class NicPciParse(NicToolsParse):
 def parse(lines: list[Line]) -> NicPciParse:
     """The NICs lspci's lines and mstconfig's query name, and the lines read."""
     out = NicPciParse()
-    for ln in lines:
+    for ln in (lines[i] for i in holding(lines, (" controller",))):  # a bug report's lines are mostly others'
         if (m := _LSPCI.match(ln.text)) is not None and any(v in m.group("name") for v in _VENDORS):
             out.nics.append(Nic(m.group("bus"), _model(m.group("name")), m.group("bus"), ()))
             out.claimed.add(ln.no)
@@ -73,6 +74,8 @@ def _mlxconfig(lines: list[Line], out: NicPciParse) -> None:
     """mstconfig/mlxconfig query's device blocks and its refusals, into ``out``."""
     cards: list[_Card] = []
     refused, read, configs = 0, set[int](), False
+    if not holding(lines, ("Device #", "-E-")):
+        return  # no device block and no refusal: nothing of the query's (found at C speed in a bug report's lines)
     for ln in lines:
         t = ln.text
         if _UNSUPPORTED.match(t):
