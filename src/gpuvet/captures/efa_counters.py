@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import EFA_ERRORS, UNKNOWN, Nic, NicPort
-from gpuvet.captures.nic_tools import NicToolsParse
+from gpuvet.captures.nic_tools import NicLinesParse
 from gpuvet.captures.text import Line
 
 KIND = "EFA hw_counters"
@@ -47,11 +47,7 @@ class _Block:
     lines: set[int] = field(default_factory=set)
 
 
-@dataclass
-class EfaParse(NicToolsParse):
-    """The NIC tools' record (added beside theirs: formats.py), and the lines read."""
-
-    claimed: set[int] = field(default_factory=set)
+EfaParse = NicLinesParse  # the NIC tools' record and the lines read (nic_tools.NicLinesParse)
 
 
 def parse(lines: list[Line]) -> EfaParse:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import ACTIVE, ETHTOOL_ERRORS, ETHTOOL_LINK_DOWNS, LINK_UP, UNKNOWN, Nic, NicPort
 from gpuvet.captures import ethtool_module
-from gpuvet.captures.nic_tools import NicToolsParse
+from gpuvet.captures.nic_tools import NicLinesParse
 from gpuvet.captures.text import Line
 
 KIND = "ethtool"
@@ -61,11 +61,7 @@ class _Reading:
         return self.ports.setdefault(name, _Port(name))
 
 
-@dataclass
-class EthtoolParse(NicToolsParse):
-    """The NIC tools' record (added beside theirs: formats.py), and the lines read."""
-
-    claimed: set[int] = field(default_factory=set)
+EthtoolParse = NicLinesParse  # the NIC tools' record and the lines read (nic_tools.NicLinesParse)
 
 
 def parse(lines: list[Line]) -> EthtoolParse:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import Nic
 from gpuvet.captures.efa_counters import EFA
-from gpuvet.captures.nic_tools import NicToolsParse
+from gpuvet.captures.nic_tools import NicLinesParse
 from gpuvet.captures.text import Line
 
 KIND = "fi_info"
@@ -43,11 +43,7 @@ class _Entry:
     section: str = ""  # -v: the attribute block the lines now read are in (fabric_attr, domain_attr, ep_attr, …)
 
 
-@dataclass
-class FiInfoParse(NicToolsParse):
-    """The NIC tools' record (added beside theirs: formats.py), its notes, and the lines read."""
-
-    claimed: set[int] = field(default_factory=set)
+FiInfoParse = NicLinesParse  # the NIC tools' record and the lines read (nic_tools.NicLinesParse)
 
 
 def parse(lines: list[Line]) -> FiInfoParse:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from gpuvet.backends.nic_readings import Nic
 from gpuvet.captures import ib_diags, ibdiagnet, rdma_tool
 from gpuvet.captures.marks import Marks, holding
-from gpuvet.captures.nic_tools import NicToolsParse
+from gpuvet.captures.nic_tools import NicLinesParse
 from gpuvet.captures.text import Line
 
 # the tools' command lines as a prompt shows them ('$ rdma -j link', '[root@n01 ~]# iblinkinfo | grep Up'): read with
@@ -26,11 +26,7 @@ _COMMAND = re.compile(
 COMMANDS = ("rdma ", "iblinkinfo", "ibnetdiscover", "ibqueryerrors", "ibcheckerrors", "ibdiagnet", "sminfo", "ibv_devices")
 
 
-@dataclass
-class FabricParse(NicToolsParse):
-    """The NIC tools' record (added beside theirs) and the lines read."""
-
-    claimed: set[int] = field(default_factory=set)
+FabricParse = NicLinesParse  # the NIC tools' record and the lines read (nic_tools.NicLinesParse)
 
 
 def parse(lines: list[Line], marks: Marks) -> FabricParse:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import NETDEV_ERRORS, UNKNOWN, Nic, NicPort
-from gpuvet.captures.nic_tools import NicToolsParse
+from gpuvet.captures.nic_tools import NicLinesParse
 from gpuvet.captures.text import Line
 
 KIND = "ifconfig / ip -s link"
@@ -53,11 +53,7 @@ class _Reading:
     claimed: set[int] = field(default_factory=set)
 
 
-@dataclass
-class NetdevParse(NicToolsParse):
-    """The NIC tools' record (added beside theirs: formats.py), and the lines read."""
-
-    claimed: set[int] = field(default_factory=set)
+NetdevParse = NicLinesParse  # the NIC tools' record and the lines read (nic_tools.NicLinesParse)
 
 
 def parse(lines: list[Line]) -> NetdevParse:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from gpuvet.backends.nic_readings import Nic
 from gpuvet.captures.marks import holding
-from gpuvet.captures.nic_tools import NicToolsParse
+from gpuvet.captures.nic_tools import NicLinesParse
 from gpuvet.captures.text import Line
 
 KIND, MLXCONFIG = "lspci (NICs)", "mstconfig/mlxconfig query"
@@ -41,11 +41,7 @@ class _Card:
     configs: list[str] = field(default_factory=list)
 
 
-@dataclass
-class NicPciParse(NicToolsParse):
-    """The NIC tools' record (added beside theirs: formats.py), and the lines read."""
-
-    claimed: set[int] = field(default_factory=set)
+NicPciParse = NicLinesParse  # the NIC tools' record and the lines read (nic_tools.NicLinesParse)
 
 
 def parse(lines: list[Line]) -> NicPciParse:

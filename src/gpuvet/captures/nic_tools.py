@@ -91,6 +91,13 @@ class NicToolsParse:
     notes: list[str] = field(default_factory=list)  # what a listing says beside its devices (fi_info's providers, FX68E)
 
 
+
+@dataclass
+class NicLinesParse(NicToolsParse):
+    """A NIC tool's record added beside the NIC tools' (formats.py), with the lines its reader read."""
+
+    claimed: set[int] = field(default_factory=set)
+
 def _blocks(lines: list[Line], head: re.Pattern[str], port: re.Pattern[str],
             unnamed: str | None = None) -> tuple[list[_Device], set[int]]:
     """Devices and their ports from an indented listing: a device line, keys, port lines, keys. ``unnamed``:
